@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the main job: cairn generate on the default model.
+# Extra arguments go to `cairn generate` (a prompt, --max-tokens, ...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export CCACHE_DIR=${CCACHE_DIR:-$PWD/.cache/ccache}
+scripts/build.sh release cairn >/dev/null
+exec build/release/src/cli/cairn generate "$@"

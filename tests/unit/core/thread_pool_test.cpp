@@ -1,0 +1,38 @@
+#include "core/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+namespace cairn {
+namespace {
+
+TEST(ThreadPool, CoversEveryIndexOnce) {
+  ThreadPool pool(3);
+  for (int64_t n : {1, 2, 3, 7, 100, 1001}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallel_for(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+    });
+    for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  }
+}
+
+TEST(ThreadPool, MinChunkKeepsSmallLoopsTogether) {
+  ThreadPool pool(4);
+  std::atomic<int> calls{0};
+  pool.parallel_for(10, [&](int64_t, int64_t) { calls++; }, 16);
+  EXPECT_EQ(calls.load(), 1);
+}
+
+TEST(ThreadPool, ManyRoundsDoNotDeadlock) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> sum{0};
+  for (int r = 0; r < 2000; ++r)
+    pool.parallel_for(8, [&](int64_t b, int64_t e) { sum += e - b; });
+  EXPECT_EQ(sum.load(), 16000);
+}
+
+}  // namespace
+}  // namespace cairn
