@@ -81,19 +81,48 @@ int32_t argmax(std::span<const float> logits) {
   return static_cast<int32_t>(best);
 }
 
-int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t step) {
-  if (p.temperature == 0.0f) return argmax(logits);
+// Greedy: id = argmax; logprobs from the full log-softmax (double, index order).
+static SampleResult sample_greedy(std::span<const float> logits, int32_t n_top) {
+  SampleResult r;
+  r.id = argmax(logits);
+  double max_logit = logits[static_cast<size_t>(r.id)], sum = 0.0;
+  for (float l : logits) sum += std::exp(double(l) - max_logit);
+  double log_z = max_logit + std::log(sum);
+  r.logprob = static_cast<float>(double(logits[static_cast<size_t>(r.id)]) - log_z);
+  if (n_top > 0) {
+    for (const Candidate& c : sorted_candidates(logits, 1.0f, n_top))
+      r.top.push_back({c.id, static_cast<float>(double(c.logit) - log_z)});
+  }
+  return r;
+}
+
+SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint64_t step,
+                    int32_t n_top) {
+  if (p.temperature == 0.0f) return sample_greedy(logits, n_top);
   std::vector<Candidate> c = sorted_candidates(logits, 1.0f / p.temperature, p.top_k);
   std::vector<double> probs = probabilities(c);
   size_t n = nucleus_size(probs, p.top_p, p.min_p);
   double total = 0.0;
   for (size_t i = 0; i < n; ++i) total += probs[i];
   double u = double(uniform_at(p.seed, step)) * total, cum = 0.0;
+  size_t chosen = n - 1;
   for (size_t i = 0; i < n; ++i) {
     cum += probs[i];
-    if (u < cum) return c[i].id;
+    if (u < cum) {
+      chosen = i;
+      break;
+    }
   }
-  return c[n - 1].id;
+  SampleResult r;
+  r.id = c[chosen].id;
+  r.logprob = static_cast<float>(std::log(probs[chosen] / total));
+  for (size_t i = 0; i < std::min(n, static_cast<size_t>(std::max(n_top, 0))); ++i)
+    r.top.push_back({c[i].id, static_cast<float>(std::log(probs[i] / total))});
+  return r;
+}
+
+int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t step) {
+  return sample(logits, p, step).id;
 }
 
 }  // namespace cairn

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace cairn {
 
@@ -24,7 +25,24 @@ void validate(const SamplingParams& p);
 
 int32_t argmax(std::span<const float> logits);
 
+struct TokenLogprob {
+  int32_t id = 0;
+  float logprob = 0.0f;
+};
+
+struct SampleResult {
+  int32_t id = 0;
+  float logprob = 0.0f;           // of `id` under the distribution it was drawn from
+  std::vector<TokenLogprob> top;  // the n_top most likely of that distribution, best first
+};
+
 // logits [vocab]; step counts the tokens this request has sampled before.
+// Logprobs are those of the distribution the token was drawn from: the
+// log-softmax of the logits when greedy; else of logits / temperature over the
+// candidates that top-k, top-p and min-p kept (the others are -inf).
+SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint64_t step,
+                    int32_t n_top = 0);
+
 int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t step);
 
 }  // namespace cairn
