@@ -59,6 +59,11 @@ void Tokenizer::encode_text(std::string_view text, bool first_segment,
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, const EncodeOptions& options) const {
+  std::string repaired;
+  if (!is_valid_utf8(text)) {  // as HF does: invalid bytes become U+FFFD first
+    append_utf8_lossy(text, /*final=*/true, repaired);
+    text = repaired;
+  }
   std::vector<int32_t> ids;
   std::vector<Segment> segments;
   p_->added.split(text, options.parse_special, segments);
