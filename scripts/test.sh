@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export CCACHE_DIR=${CCACHE_DIR:-$PWD/.cache/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cairn-ccache}
 jobs=$(nproc)
 
 scripts/build.sh release
