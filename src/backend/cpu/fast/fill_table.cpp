@@ -3,7 +3,7 @@
 namespace cairn::ops::fast {
 
 void fill_table(OpTable& t) {
-  (void)t;
+  t.matmul = matmul;
 }
 
 }  // namespace cairn::ops::fast
