@@ -94,7 +94,9 @@ std::unique_ptr<Model> load_model(const std::string& path, const LoadOptions& op
   io::WeightStore ws = io::WeightStore::open_folder(path);
   summarize(ws, c);
   ws.set_progress(opts.progress, opts.prefault);
-  return family.load(c, ws);
+  std::unique_ptr<Model> model = family.load(c, ws);
+  if (opts.progress) opts.progress(ws.total_bytes(), ws.total_bytes());  // headers, unused tensors
+  return model;
 }
 
 }  // namespace cairn
