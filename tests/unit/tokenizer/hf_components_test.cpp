@@ -30,21 +30,26 @@ TEST(SplitBehavior, DocumentationExample) {
   auto split = [&](SplitBehavior b) { return words_of(SplitPreTokenizer("-", b, false), text); };
   EXPECT_EQ(split(SplitBehavior::kRemoved), (Strings{"the", "final", "countdown"}));
   EXPECT_EQ(split(SplitBehavior::kIsolated), (Strings{"the", "-", "final", "-", "-", "countdown"}));
-  EXPECT_EQ(split(SplitBehavior::kMergedWithPrevious), (Strings{"the-", "final-", "-", "countdown"}));
+  EXPECT_EQ(split(SplitBehavior::kMergedWithPrevious),
+            (Strings{"the-", "final-", "-", "countdown"}));
   EXPECT_EQ(split(SplitBehavior::kMergedWithNext), (Strings{"the", "-final", "-", "-countdown"}));
   EXPECT_EQ(split(SplitBehavior::kContiguous), (Strings{"the", "-", "final", "--", "countdown"}));
 }
 
 TEST(PreTokenizers, DocumentationExamples) {
-  EXPECT_EQ(words_of(MetaspacePreTokenizer("\xE2\x96\x81", PrependScheme::kAlways, true), "Hey friend!"),
-            (Strings{"\xE2\x96\x81Hey", "\xE2\x96\x81" "friend!"}));
+  EXPECT_EQ(
+      words_of(MetaspacePreTokenizer("\xE2\x96\x81", PrependScheme::kAlways, true), "Hey friend!"),
+      (Strings{"\xE2\x96\x81Hey",
+               "\xE2\x96\x81"
+               "friend!"}));
   EXPECT_EQ(words_of(DigitsPreTokenizer(true), "Call 123 please"),
             (Strings{"Call ", "1", "2", "3", " please"}));
   EXPECT_EQ(words_of(DigitsPreTokenizer(false), "Call 123 please"),
             (Strings{"Call ", "123", " please"}));
   EXPECT_EQ(words_of(ByteLevelPreTokenizer(false, true), "Hello my friend, how are you?"),
             (Strings{"Hello", " my", " friend", ",", " how", " are", " you", "?"}));
-  SplitPreTokenizer invert(std::make_unique<Regex>("[a-z]+", "test"), SplitBehavior::kRemoved, true);
+  SplitPreTokenizer invert(std::make_unique<Regex>("[a-z]+", "test"), SplitBehavior::kRemoved,
+                           true);
   EXPECT_EQ(words_of(invert, "ab12cd"), (Strings{"ab", "cd"}));
 }
 
@@ -89,8 +94,8 @@ TEST_F(TinyJson, EncodesWithMergesAddedTokensAndTemplate) {
   EXPECT_EQ(tok->encode("axxb"), (Ids{1, 0, 2}));  // two unknown characters fused into one
   EXPECT_EQ(tok->encode("abc   <x>a", {.parse_special = true}), (Ids{7, 5, 1}));  // lstrip
   EXPECT_EQ(tok->encode("abc <x>a"), (Ids{7, 0, 1}));  // not parsed: < x > unknown, fused
-  EXPECT_EQ(tok->encode("zz  abc"), (Ids{6, 7}));  // rstrip swallows the spaces
-  EXPECT_EQ(tok->encode("azz"), (Ids{1, 0}));      // single_word: no match inside a word
+  EXPECT_EQ(tok->encode("zz  abc"), (Ids{6, 7}));      // rstrip swallows the spaces
+  EXPECT_EQ(tok->encode("azz"), (Ids{1, 0}));          // single_word: no match inside a word
   EXPECT_EQ(tok->encode("ab", {.add_special_tokens = true}), (Ids{5, 4}));
   EXPECT_TRUE(tok->is_special(5));
   EXPECT_FALSE(tok->is_special(6));
