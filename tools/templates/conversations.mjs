@@ -126,4 +126,55 @@ export const kConversations = [
       add_generation_prompt: true,
     },
   },
+  {
+    id: "parallel_tool_calls",
+    context: {
+      messages: [
+        { role: "user", content: "Weather in Paris and Rome? Also search for news." },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            kToolCall,
+            {
+              id: "call0002b",
+              type: "function",
+              function: { name: "get_weather", arguments: { city: "Rome" } },
+            },
+            {
+              id: "call0003c",
+              type: "function",
+              function: { name: "search", arguments: '{"query": "news", "limit": 3}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "call0001a", name: "get_weather", content: "21 C" },
+        { role: "tool", tool_call_id: "call0002b", name: "get_weather", content: "25 C" },
+        { role: "tool", tool_call_id: "call0003c", name: "search", content: "No news today." },
+      ],
+      tools: [kWeatherTool, kSearchTool],
+      add_generation_prompt: true,
+      enable_thinking: false,
+    },
+  },
+  {
+    id: "long_history",
+    context: {
+      messages: [
+        kSystem,
+        kHello,
+        kReply,
+        kAsk,
+        { role: "assistant", content: "<think>Simple sum.</think>2 + 2 = 4." },
+        { role: "user", content: "And 3 * 3?" },
+        { role: "assistant", content: "9." },
+        { role: "user", content: "Thanks!" },
+      ],
+      add_generation_prompt: true,
+    },
+  },
+  {
+    id: "system_only",
+    context: { messages: [kSystem], add_generation_prompt: false },
+  },
 ];
