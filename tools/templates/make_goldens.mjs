@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { kConversations } from "./conversations.mjs";
+import { kHfCases, kPythonCases } from "./language_cases.mjs";
 
 process.env.TZ = "UTC";
 export const kFixedTime = Date.UTC(2026, 6, 26, 12, 34, 56);
@@ -86,3 +87,15 @@ for (const entry of listTemplates()) {
   fs.writeFileSync(path.join(outDir, "goldens", `${entry.name}.json`), JSON.stringify(golden, null, 1) + "\n");
 }
 console.log(`rendered ${nOk} cases, ${nErr} errors`);
+
+// Language cases: outputs from @huggingface/jinja; the Python cases are
+// written without outputs for python_goldens.py to fill in.
+const language = kHfCases.map((c) => {
+  try {
+    return { ...c, output: new Template(c.template).render({ ...c.context }) };
+  } catch (error) {
+    return { ...c, error: String(error.message ?? error) };
+  }
+});
+fs.writeFileSync(path.join(outDir, "language_hf.json"), JSON.stringify(language, null, 1) + "\n");
+fs.writeFileSync(path.join(outDir, "language_python_cases.json"), JSON.stringify(kPythonCases, null, 1) + "\n");

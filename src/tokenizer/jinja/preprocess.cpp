@@ -85,9 +85,10 @@ Mapped drop_generation_tags(const Mapped& in) {
         out.origin.pop_back();
       }
     }
-    i = end;
-    if (strip_after) {
-      while (i < s.size() && is_ascii_space(s[i])) ++i;
+    // The tag's trailing whitespace belongs to this match: kept or dropped,
+    // it cannot be stripped by a following tag's `{%-`.
+    for (i = end; i < s.size() && is_ascii_space(s[i]); ++i) {
+      if (!strip_after) out.push(s[i], in.origin[i]);
     }
     protected_len = out.text.size();
   }

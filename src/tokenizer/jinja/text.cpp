@@ -96,7 +96,18 @@ std::string map_case(std::string_view s, Map map) {
 }  // namespace
 
 std::string to_upper(std::string_view s) {
-  return map_case(s, [](int32_t c) { return utf8proc_toupper(c); });
+  // Full case mappings that expand (ß -> SS) are applied before the 1:1 mapping.
+  std::string expanded;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t start = pos;
+    char32_t cp = decode_utf8(s, pos);
+    if (cp == 0xDF)
+      expanded.append(2, 'S');
+    else
+      expanded.append(s.substr(start, pos - start));
+  }
+  return map_case(expanded, [](int32_t c) { return utf8proc_toupper(c); });
 }
 
 std::string to_lower(std::string_view s) {

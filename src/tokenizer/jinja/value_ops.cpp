@@ -99,13 +99,17 @@ std::string to_json_text(const Value& value, const JsonOptions& options, bool un
       return options.ensure_ascii ? ascii_safe(q) : q;
     }
     case ValueKind::kList:
+      // Tuples have no JSON form in the reference renderer (printing one fails too).
+      if (value.is_tuple()) break;
+      return container_json(value, options, undefined_as_null, depth);
     case ValueKind::kDict:
     case ValueKind::kNamespace:
       return container_json(value, options, undefined_as_null, depth);
     case ValueKind::kFunction:
       break;
   }
-  raise(std::string("Cannot convert to JSON: ") + value_kind_name(value.kind()));
+  raise(std::string("Cannot convert to JSON: ") +
+        (value.is_tuple() ? "TupleValue" : value_kind_name(value.kind())));
 }
 
 std::string to_output_string(const Value& value) {
