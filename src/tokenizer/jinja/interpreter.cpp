@@ -204,6 +204,7 @@ void Interpreter::exec_for(const Node& node, const ScopePtr& scope, std::string&
     items.push_back(item);
   }
   for (size_t i = 0; i < items.size(); ++i) {
+    tick();
     loop_scope->set("loop", loop_info(items, i));
     assign_target(*node.kids[0], items[i], loop_scope, true);
     if (exec_block(node.body, loop_scope, out) == Flow::kBreak) break;

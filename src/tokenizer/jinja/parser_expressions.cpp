@@ -156,9 +156,10 @@ NodePtr Parser::parse_test() {
 NodePtr Parser::parse_filter() {
   NodePtr operand = parse_unary();
   while (is(T::kPipe)) {
-    uint32_t at = t_[i_++].offset;
+    ++i_;
     NodePtr filter = parse_primary();
     if (filter->kind != NodeKind::kName) fail("Expected a filter name after '|'");
+    uint32_t at = filter->offset;
     if (is(T::kOpenParen)) filter = parse_call(std::move(filter));
     auto node = make_node(NodeKind::kFilter, at);
     node->kids.push_back(std::move(operand));
@@ -188,7 +189,7 @@ NodePtr Parser::parse_call_member() {
 
 NodePtr Parser::parse_call(NodePtr callee) {
   Depth guard(*this);
-  auto call = make_node(NodeKind::kCall, here());
+  auto call = make_node(NodeKind::kCall, callee->offset);
   call->kids.push_back(std::move(callee));
   call->args = parse_args(false);
   NodePtr expr = parse_member(std::move(call));

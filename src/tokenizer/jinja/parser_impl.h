@@ -78,11 +78,17 @@ class Parser {
     expect_name(name);
     expect(T::kCloseStatement, "Expected '%}'");
   }
-  // Statements until one of `names` opens; fails at the end of the template.
+  // Statements until one of `names` opens; fails at the end of the template,
+  // naming the closing tag (the name that starts with "end").
   std::vector<NodePtr> parse_until(std::initializer_list<std::string_view> names) {
     std::vector<NodePtr> body;
     while (!is_statement(names)) {
-      if (i_ >= t_.size()) fail(std::string("Missing '{% ") + std::string(*names.begin()) + " %}'");
+      if (i_ >= t_.size()) {
+        std::string_view closing = *names.begin();
+        for (auto n : names)
+          if (n.substr(0, 3) == "end") closing = n;
+        fail("Missing '{% " + std::string(closing) + " %}'");
+      }
       body.push_back(parse_any());
     }
     return body;

@@ -139,7 +139,7 @@ class TemplateError : public std::exception {
 [[noreturn]] void raise(std::string message);
 
 // Strings and lists larger than these raise instead of growing (bounded memory).
-constexpr size_t kMaxStringBytes = size_t{64} << 20;
+constexpr size_t kMaxStringBytes = size_t{16} << 20;
 constexpr size_t kMaxListItems = size_t{1} << 22;
 
 }  // namespace cairn::jinja
