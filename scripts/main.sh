@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export CCACHE_DIR=${CCACHE_DIR:-$PWD/.cache/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cairn-ccache}
 scripts/build.sh release cairn >/dev/null
 exec build/release/src/cli/cairn generate "$@"

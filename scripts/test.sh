@@ -4,11 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export CCACHE_DIR=${CCACHE_DIR:-$PWD/.cache/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cairn-ccache}
 jobs=$(nproc)
 
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
-scripts/build.sh asan
+scripts/build.sh asan unit_tests
 ctest --preset asan -j "$jobs" -L unit

@@ -44,9 +44,9 @@ struct RopeParams {
 void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p);
 
 struct AttentionParams {
-  float scale = 1.0f;     // multiplies q·k before the softcap
-  float softcap = 0.0f;   // > 0: logits = softcap * tanh(logits / softcap)
-  int32_t window = 0;     // > 0: a query at p sees keys at positions in (p - window, p]
+  float scale = 1.0f;    // multiplies q·k before the softcap
+  float softcap = 0.0f;  // > 0: logits = softcap * tanh(logits / softcap)
+  int32_t window = 0;    // > 0: a query at p sees keys at positions in (p - window, p]
 };
 
 // Causal attention of queries over one sequence's keys and values.

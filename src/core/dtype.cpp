@@ -6,14 +6,22 @@ namespace cairn {
 
 int dtype_bits(DType t) {
   switch (t) {
-    case DType::kF32: return 32;
-    case DType::kI32: return 32;
-    case DType::kBF16: return 16;
-    case DType::kF16: return 16;
-    case DType::kI8: return 8;
-    case DType::kU8: return 8;
-    case DType::kQ8: return 8;
-    case DType::kQ4: return 4;
+    case DType::kF32:
+      return 32;
+    case DType::kI32:
+      return 32;
+    case DType::kBF16:
+      return 16;
+    case DType::kF16:
+      return 16;
+    case DType::kI8:
+      return 8;
+    case DType::kU8:
+      return 8;
+    case DType::kQ8:
+      return 8;
+    case DType::kQ4:
+      return 4;
   }
   return 0;
 }
@@ -24,14 +32,22 @@ size_t dtype_bytes(DType t, size_t n_elements) {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::kF32: return "f32";
-    case DType::kBF16: return "bf16";
-    case DType::kF16: return "f16";
-    case DType::kI8: return "i8";
-    case DType::kU8: return "u8";
-    case DType::kI32: return "i32";
-    case DType::kQ8: return "q8";
-    case DType::kQ4: return "q4";
+    case DType::kF32:
+      return "f32";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF16:
+      return "f16";
+    case DType::kI8:
+      return "i8";
+    case DType::kU8:
+      return "u8";
+    case DType::kI32:
+      return "i32";
+    case DType::kQ8:
+      return "q8";
+    case DType::kQ4:
+      return "q4";
   }
   return "?";
 }

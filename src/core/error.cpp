@@ -4,12 +4,18 @@ namespace cairn {
 
 const char* error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kBadFile: return "bad_file";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kOutOfMemory: return "out_of_memory";
-    case ErrorCode::kIo: return "io";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kBadFile:
+      return "bad_file";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kOutOfMemory:
+      return "out_of_memory";
+    case ErrorCode::kIo:
+      return "io";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }

@@ -23,8 +23,7 @@ const char* error_code_name(ErrorCode code);
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
   ErrorCode code() const { return code_; }
 
  private:
@@ -40,9 +39,9 @@ template <typename... Args>
 
 // Internal invariant check: active in every build; a failure is a bug, not bad input.
 // CAIRN_CHECK(cond, "format {}", args...): the message says what was expected.
-#define CAIRN_CHECK(cond, format, ...)                                                  \
-  do {                                                                                  \
-    if (!(cond))                                                                        \
-      ::cairn::fail(::cairn::ErrorCode::kInternal, "{}:{}: check failed: {}: " format,  \
-                    __FILE__, __LINE__, #cond __VA_OPT__(, ) __VA_ARGS__);              \
+#define CAIRN_CHECK(cond, format, ...)                                                           \
+  do {                                                                                           \
+    if (!(cond))                                                                                 \
+      ::cairn::fail(::cairn::ErrorCode::kInternal, "{}:{}: check failed: {}: " format, __FILE__, \
+                    __LINE__, #cond __VA_OPT__(, ) __VA_ARGS__);                                 \
   } while (0)

@@ -70,7 +70,9 @@ class Tensor {
 
   void* raw() const { return static_cast<uint8_t*>(storage_->data()) + offset_bytes_; }
   template <typename T>
-  T* data() const { return static_cast<T*>(raw()); }
+  T* data() const {
+    return static_cast<T*>(raw());
+  }
 
   // Views (no copy). reshape requires a contiguous tensor with the same numel.
   Tensor reshape(const Shape& shape) const;

@@ -20,7 +20,8 @@ void part_range(int64_t n, int parts, int i, int64_t* begin, int64_t* end) {
 }  // namespace
 
 ThreadPool::ThreadPool(int n_threads) {
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (n_threads <= 0)
+    n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 

@@ -22,15 +22,15 @@ TEST(ThreadPool, CoversEveryIndexOnce) {
 TEST(ThreadPool, MinChunkKeepsSmallLoopsTogether) {
   ThreadPool pool(4);
   std::atomic<int> calls{0};
-  pool.parallel_for(10, [&](int64_t, int64_t) { calls++; }, 16);
+  pool.parallel_for(
+      10, [&](int64_t, int64_t) { calls++; }, 16);
   EXPECT_EQ(calls.load(), 1);
 }
 
 TEST(ThreadPool, ManyRoundsDoNotDeadlock) {
   ThreadPool pool(2);
   std::atomic<int64_t> sum{0};
-  for (int r = 0; r < 2000; ++r)
-    pool.parallel_for(8, [&](int64_t b, int64_t e) { sum += e - b; });
+  for (int r = 0; r < 2000; ++r) pool.parallel_for(8, [&](int64_t b, int64_t e) { sum += e - b; });
   EXPECT_EQ(sum.load(), 16000);
 }
 

@@ -1,0 +1,203 @@
+// The matmul blocking, written once over a vector traits class V and included
+// by each per-ISA kernel file. Everything here has internal linkage, so code
+// compiled for one ISA can never be merged into another's by the linker.
+//
+// V provides: type T; kLanes; kRows, kCols (register tile); zero(); load(const
+// float*); load_w<DType>(const void*, offset); load_partial(const float*, n)
+// and load_w_partial<DType>(base, offset, n) (zero padded); fma(a, b, acc);
+// store(float*, T); hsum(T) (halving order, see kernels.h).
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cpu/fast/kernels.h"
+
+namespace cairn::ops::fast {
+namespace {
+
+struct TileArgs {
+  const float* x;  // first x row of the tile; rows ldx apart
+  int64_t ldx;
+  const void* w;  // first w row of the tile (elements ldw apart), dtype of the kernel
+  int64_t ldw;
+  int64_t k_begin, k_end;  // k_begin is a multiple of the lane count
+  bool first, last;        // first block starts from zero; last one finishes into y
+  float* acc;              // [rows][cols][lanes]: partial sums between k blocks
+  float* y;                // y tile, rows ldy apart
+  int64_t ldy;
+  const float* bias;  // bias of the tile's columns, or null
+};
+
+template <class V, int R, int C, DType WT>
+void tile(const TileArgs& a) {
+  constexpr int L = V::kLanes;
+  typename V::T acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = a.first ? V::zero() : V::load(a.acc + (r * C + c) * L);
+  const int64_t full_end = a.k_begin + (a.k_end - a.k_begin) / L * L;
+  int64_t k0 = a.k_begin;
+  for (; k0 < full_end; k0 += L) {
+    typename V::T xv[R];
+    for (int r = 0; r < R; ++r) xv[r] = V::load(a.x + r * a.ldx + k0);
+    for (int c = 0; c < C; ++c) {
+      const typename V::T wv = V::template load_w<WT>(a.w, c * a.ldw + k0);
+      for (int r = 0; r < R; ++r) acc[r][c] = V::fma(xv[r], wv, acc[r][c]);
+    }
+  }
+  if (k0 < a.k_end) {  // zero-padded tail: the padding adds exact zeros
+    const int n = static_cast<int>(a.k_end - k0);
+    typename V::T xv[R];
+    for (int r = 0; r < R; ++r) xv[r] = V::load_partial(a.x + r * a.ldx + k0, n);
+    for (int c = 0; c < C; ++c) {
+      const typename V::T wv = V::template load_w_partial<WT>(a.w, c * a.ldw + k0, n);
+      for (int r = 0; r < R; ++r) acc[r][c] = V::fma(xv[r], wv, acc[r][c]);
+    }
+  }
+  if (!a.last) {
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) V::store(a.acc + (r * C + c) * L, acc[r][c]);
+    return;
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      float s = V::hsum(acc[r][c]);
+      if (a.bias) s += a.bias[c];
+      a.y[r * a.ldy + c] = s;
+    }
+}
+
+using TileFn = void (*)(const TileArgs&);
+
+// tile<V, rows, cols, WT> for 1 ≤ rows ≤ kRows, 1 ≤ cols ≤ kCols.
+template <class V, DType WT>
+struct TileTable {
+  TileFn fns[V::kRows][V::kCols];
+  template <int R, int C>
+  constexpr void fill() {
+    fns[R - 1][C - 1] = &tile<V, R, C, WT>;
+    if constexpr (C > 1)
+      fill<R, C - 1>();
+    else if constexpr (R > 1)
+      fill<R - 1, V::kCols>();
+  }
+  constexpr TileTable() : fns{} { fill<V::kRows, V::kCols>(); }
+};
+
+inline int64_t min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+
+// Rows below this run as GEMV tiles: weights streamed once in their own dtype.
+constexpr int64_t kGemvRows = 4;
+// Target bytes of the x block [n, kc] that stays in L2 across column tiles.
+constexpr int64_t kXBlockBytes = 256 * 1024;
+
+template <class V>
+int64_t k_block(int64_t n, int64_t k) {
+  int64_t kc = kXBlockBytes / (4 * (n > 0 ? n : 1)) / V::kLanes * V::kLanes;
+  if (kc < 16 * V::kLanes) kc = 16 * V::kLanes;
+  return kc >= k ? k : kc;
+}
+
+// Converts w rows [0, cols) × [k0, k1) of dtype WT into panel [cols, k1 - k0] f32.
+template <class V, DType WT>
+void convert_panel(const void* w, int64_t ldw, int cols, int64_t k0, int64_t k1, float* panel) {
+  const int64_t len = k1 - k0, full = len / V::kLanes * V::kLanes;
+  for (int c = 0; c < cols; ++c) {
+    int64_t i = 0;
+    for (; i < full; i += V::kLanes)
+      V::store(panel + c * len + i, V::template load_w<WT>(w, c * ldw + k0 + i));
+    for (; i < len; ++i) panel[c * len + i] = V::template scalar_w<WT>(w, c * ldw + k0 + i);
+  }
+}
+
+template <class V, DType WT>
+void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
+  static constexpr TileTable<V, WT> table;
+  const int64_t bytes = WT == DType::kF32 ? 4 : 2;
+  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
+    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
+    for (int64_t i = 0; i < a.n; i += V::kRows) {
+      const int rows = static_cast<int>(min64(V::kRows, a.n - i));
+      TileArgs t{a.x + i * a.k,
+                 a.k,
+                 static_cast<const uint8_t*>(a.w) + j * a.k * bytes,
+                 a.k,
+                 0,
+                 a.k,
+                 true,
+                 true,
+                 nullptr,
+                 a.y + i * a.m + j,
+                 a.m,
+                 a.bias ? a.bias + j : nullptr};
+      table.fns[rows - 1][cols - 1](t);
+    }
+  }
+}
+
+// GEMM: per column tile, k blocks of kc (a multiple of the lane count); the
+// tile's weights are converted once per block into an f32 panel that stays in
+// L1 while every row tile of x passes over it. Partial sums wait in `acc`.
+template <class V, DType WT>
+void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+  static constexpr TileTable<V, DType::kF32> table;
+  constexpr int64_t L = V::kLanes;
+  const int64_t kc = k_block<V>(a.n, a.k);
+  float* panel = scratch;                // [kCols, kc]
+  float* acc = scratch + V::kCols * kc;  // [row tiles][kRows * kCols * L]
+  const float* wf = static_cast<const float*>(a.w);
+  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
+    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
+    for (int64_t k0 = 0; k0 < a.k; k0 += kc) {
+      const int64_t k1 = min64(k0 + kc, a.k);
+      const float* wp = panel;
+      int64_t ldw = k1 - k0;
+      if constexpr (WT == DType::kF32) {
+        wp = wf + j * a.k + k0;
+        ldw = a.k;
+      } else {
+        convert_panel<V, WT>(a.w, a.k, cols, j * a.k + k0, j * a.k + k1, panel);
+      }
+      for (int64_t i = 0; i < a.n; i += V::kRows) {
+        const int rows = static_cast<int>(min64(V::kRows, a.n - i));
+        TileArgs t{a.x + i * a.k + k0,
+                   a.k,
+                   wp,
+                   ldw,
+                   0,
+                   k1 - k0,
+                   k0 == 0,
+                   k1 == a.k,
+                   acc + i * V::kCols * L,
+                   a.y + i * a.m + j,
+                   a.m,
+                   a.bias ? a.bias + j : nullptr};
+        table.fns[rows - 1][cols - 1](t);
+      }
+    }
+  }
+}
+
+template <class V, DType WT>
+void matmul_cols_for(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+  if (a.n < kGemvRows)
+    gemv_cols<V, WT>(a, j_begin, j_end);
+  else
+    gemm_cols<V, WT>(a, j_begin, j_end, scratch);
+}
+
+template <class V>
+void matmul_cols_any(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+  switch (a.w_dtype) {
+    case DType::kBF16:
+      return matmul_cols_for<V, DType::kBF16>(a, j_begin, j_end, scratch);
+    case DType::kF16:
+      return matmul_cols_for<V, DType::kF16>(a, j_begin, j_end, scratch);
+    default:
+      return matmul_cols_for<V, DType::kF32>(a, j_begin, j_end, scratch);
+  }
+}
+
+}  // namespace
+}  // namespace cairn::ops::fast

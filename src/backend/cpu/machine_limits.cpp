@@ -1,0 +1,71 @@
+#include "backend/cpu/machine_limits.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/fast/kernels.h"
+#include "core/storage.h"
+#include "core/thread_pool.h"
+
+namespace cairn::ops::cpu {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+constexpr int kRuns = 5;
+
+}  // namespace
+
+double measure_memory_bandwidth_gbs() {
+  constexpr size_t kBytes = size_t{256} << 20;
+  auto src = allocate_host(kBytes);
+  auto dst = allocate_host(kBytes);
+  std::memset(src->data(), 1, kBytes);  // touch every page before timing
+  std::memset(dst->data(), 0, kBytes);
+  ThreadPool& pool = ThreadPool::global();
+  constexpr int64_t kChunks = 64;
+  std::vector<double> gbs;
+  for (int run = 0; run < kRuns; ++run) {
+    auto t0 = std::chrono::steady_clock::now();
+    pool.parallel_for(kChunks, [&](int64_t b, int64_t e) {
+      const size_t chunk = kBytes / kChunks;
+      std::memcpy(static_cast<char*>(dst->data()) + b * chunk,
+                  static_cast<const char*>(src->data()) + b * chunk, chunk * (e - b));
+    });
+    gbs.push_back(2.0 * kBytes / seconds_since(t0) / 1e9);
+  }
+  return median(gbs);
+}
+
+double measure_f32_gemm_gflops() {
+  const Isa isa = active_isa();
+  constexpr int64_t kIters = 20'000'000;
+  ThreadPool& pool = ThreadPool::global();
+  std::vector<double> gflops;
+  for (int run = 0; run < kRuns; ++run) {
+    std::vector<double> flops(static_cast<size_t>(pool.n_threads()), 0.0);
+    auto t0 = std::chrono::steady_clock::now();
+    pool.parallel_for(pool.n_threads(), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t)
+        flops[static_cast<size_t>(t)] = isa == Isa::kAvx512 ? fast::fma_peak_avx512(kIters)
+                                        : isa == Isa::kAvx2 ? fast::fma_peak_avx2(kIters)
+                                                            : fast::fma_peak_scalar(kIters / 8);
+    });
+    double total = 0;
+    for (double f : flops) total += f;
+    gflops.push_back(total / seconds_since(t0) / 1e9);
+  }
+  return median(gflops);
+}
+
+}  // namespace cairn::ops::cpu

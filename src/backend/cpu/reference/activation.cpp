@@ -1,0 +1,46 @@
+#include <cmath>
+
+#include "backend/cpu/reference/reference.h"
+
+namespace cairn::ops::ref {
+
+float silu(float g) {
+  return static_cast<float>(g / (1.0 + std::exp(-static_cast<double>(g))));
+}
+
+// 0.5 g (1 + tanh(√(2/π) (g + 0.044715 g³))), as HF's gelu_pytorch_tanh.
+float gelu_tanh(float g) {
+  const double x = g;
+  const double kSqrt2OverPi = 0.7978845608028654;
+  return static_cast<float>(0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x))));
+}
+
+void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {
+  const int64_t n = gate.numel();
+  const float* g = gate.data<float>();
+  const float* u = up.data<float>();
+  float* o = out.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = act == Activation::kSilu ? silu(g[i]) : gelu_tanh(g[i]);
+    o[i] = a * u[i];
+  }
+}
+
+void add(const Tensor& a, const Tensor& b, Tensor& y) {
+  const int64_t n = a.numel();
+  for (int64_t i = 0; i < n; ++i) y.data<float>()[i] = a.data<float>()[i] + b.data<float>()[i];
+}
+
+void scale(Tensor& x, float s) {
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) x.data<float>()[i] *= s;
+}
+
+void softcap(Tensor& x, float cap) {
+  const int64_t n = x.numel();
+  float* d = x.data<float>();
+  for (int64_t i = 0; i < n; ++i)
+    d[i] = static_cast<float>(cap * std::tanh(static_cast<double>(d[i]) / cap));
+}
+
+}  // namespace cairn::ops::ref

@@ -1,0 +1,41 @@
+// Kernel dispatch: one table of function pointers per device kind. A backend
+// fills an OpTable and registers it; the free functions of ops.h check their
+// arguments once (op_checks.h) and call the entry of their output's device.
+// Entries may assume checked arguments.
+#pragma once
+
+#include <span>
+
+#include "backend/ops.h"
+#include "core/storage.h"
+
+namespace cairn::ops {
+
+struct OpTable {
+  void (*matmul)(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) = nullptr;
+  void (*embedding)(const Tensor& table, std::span<const int32_t> ids, Tensor& y) = nullptr;
+  void (*rms_norm)(const Tensor& x, const Tensor& w, float eps, Tensor& y) = nullptr;
+  void (*layer_norm)(const Tensor& x, const Tensor& w, const Tensor* b, float eps,
+                     Tensor& y) = nullptr;
+  void (*rope)(Tensor& x, std::span<const int32_t> positions, const RopeParams& p) = nullptr;
+  void (*attention)(const Tensor& q, const Tensor& k, const Tensor& v,
+                    std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
+                    const AttentionParams& p, Tensor& out) = nullptr;
+  void (*gated_activation)(const Tensor& gate, const Tensor& up, Activation act,
+                           Tensor& out) = nullptr;
+  void (*add)(const Tensor& a, const Tensor& b, Tensor& y) = nullptr;
+  void (*scale)(Tensor& x, float s) = nullptr;
+  void (*softcap)(Tensor& x, float cap) = nullptr;
+  void (*softmax)(const Tensor& x, Tensor& y) = nullptr;
+  void (*log_softmax)(const Tensor& x, Tensor& y) = nullptr;
+  void (*convert)(const Tensor& src, Tensor& dst) = nullptr;
+};
+
+// Installs (or replaces) the table of a device kind. Every entry must be set.
+void register_op_table(DeviceKind kind, const OpTable& table);
+
+// The table registered for `kind`; the CPU table is registered on first use.
+// Throws Error(kUnsupported) when no backend for `kind` is built in.
+const OpTable& op_table(DeviceKind kind);
+
+}  // namespace cairn::ops

@@ -1,0 +1,24 @@
+// cairn: one binary, one verb per file (generate, chat, tokenize, inspect, bench, ...).
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/verbs.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cairn: an LLM inference engine with tiered, durable, deterministic KV state"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "cairn 0.1.0");
+  cairn::register_verbs(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const cairn::Error& e) {
+    fmt::print(stderr, "cairn: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

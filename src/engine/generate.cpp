@@ -1,0 +1,98 @@
+#include "engine/generate.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/error.h"
+#include "kv/contiguous_cache.h"
+#include "model/config.h"
+
+namespace cairn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void check_request(const ModelConfig& cfg, const GenerateRequest& r) {
+  if (r.prompt_ids.empty()) fail(ErrorCode::kInvalidArgument, "the prompt is empty");
+  if (r.max_tokens < 0)
+    fail(ErrorCode::kInvalidArgument, "max_tokens must be ≥ 0, got {}", r.max_tokens);
+  if (r.prefill_chunk_tokens <= 0)
+    fail(ErrorCode::kInvalidArgument, "prefill chunk must be > 0, got {}", r.prefill_chunk_tokens);
+  int64_t n_prompt = static_cast<int64_t>(r.prompt_ids.size());
+  if (n_prompt >= cfg.max_position_embeddings)
+    fail(ErrorCode::kInvalidArgument, "the prompt has {} tokens; the context holds {}", n_prompt,
+         cfg.max_position_embeddings);
+  for (int32_t id : r.prompt_ids)
+    if (id < 0 || id >= cfg.vocab_size)
+      fail(ErrorCode::kInvalidArgument, "token id {} is outside the vocabulary [0, {})", id,
+           cfg.vocab_size);
+  validate(r.sampling);
+}
+
+// One forward step over tokens [begin, end) of `ids` at positions begin..end-1,
+// writing the last row's logits.
+void step(Model& model, ContiguousKvCache& cache, const std::vector<int32_t>& ids, int64_t begin,
+          int64_t end, Tensor& logits) {
+  ForwardBatch batch;
+  batch.tokens.assign(ids.begin() + begin, ids.begin() + end);
+  for (int64_t p = begin; p < end; ++p) batch.positions.push_back(static_cast<int32_t>(p));
+  batch.spans.push_back({0, 0, end - begin, true});
+  model.forward(batch, cache, logits);
+}
+
+}  // namespace
+
+const char* finish_reason_name(FinishReason r) {
+  switch (r) {
+    case FinishReason::kStop:
+      return "stop";
+    case FinishReason::kLength:
+      return "length";
+    case FinishReason::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+GenerateResult generate(Model& model, const GenerateRequest& request,
+                        const TokenCallback& on_token) {
+  const ModelConfig& cfg = model.config();
+  check_request(cfg, request);
+  std::vector<int32_t> ids = request.prompt_ids;
+  int64_t n_prompt = static_cast<int64_t>(ids.size());
+  int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
+  ContiguousKvCache cache(cfg, 1, limit);
+  Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
+  GenerateResult result;
+
+  auto t0 = Clock::now();
+  for (int64_t b = 0; b < n_prompt; b += request.prefill_chunk_tokens)
+    step(model, cache, ids, b, std::min<int64_t>(n_prompt, b + request.prefill_chunk_tokens),
+         logits);
+  result.prefill_seconds = seconds_since(t0);
+
+  auto t1 = Clock::now();
+  for (int64_t pos = n_prompt; pos < limit; ++pos) {
+    if (pos > n_prompt) step(model, cache, ids, pos - 1, pos, logits);
+    std::span<const float> row(logits.data<float>(), static_cast<size_t>(cfg.vocab_size));
+    int32_t id = sample_token(row, request.sampling, result.ids.size());
+    ids.push_back(id);
+    result.ids.push_back(id);
+    if (!on_token(id)) {
+      result.finish = FinishReason::kCancelled;
+      break;
+    }
+    if (std::find(request.stop_ids.begin(), request.stop_ids.end(), id) != request.stop_ids.end()) {
+      result.finish = FinishReason::kStop;
+      break;
+    }
+  }
+  result.decode_seconds = seconds_since(t1);
+  return result;
+}
+
+}  // namespace cairn

@@ -1,0 +1,138 @@
+// Every family's logits against transformers' (tools/make_fixtures.py), through
+// the contiguous KV cache with the prompt fed whole, in chunks of 7, one token at
+// a time, and as one ragged batch of two sequences; then 16 greedy steps.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "model/config.h"
+#include "model/registry.h"
+#include "reference.h"
+
+namespace cairn::test {
+namespace {
+
+struct Case {
+  std::string family;
+  std::string weights;  // "f32" or "bf16"
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.family << "/" << c.weights;
+}
+
+std::string fixture_dir(const Case& c) {
+  return std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + c.family + "/" + c.weights;
+}
+
+class ParityTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    ref_ = load_reference(fixture_dir(GetParam()));
+    model_ = load_model(fixture_dir(GetParam()), {});
+    bound_ = (GetParam().weights == "f32" ? 1e-4f : 2e-2f) * ref_.max_abs_logit;
+  }
+
+  // Checks `logits` against ref row `row` of `table`; tracks the largest error.
+  void expect_row(const std::vector<float>& logits, const Tensor& table, int64_t row,
+                  const char* what) {
+    float d = max_abs_diff(logits, table, row);
+    worst_ = std::max(worst_, d);
+    EXPECT_LE(d, bound_) << what << " row " << row;
+  }
+
+  // Feeds the prompt in chunks of `chunk` tokens (0: whole), checking the last row
+  // of every chunk, then 16 greedy steps.
+  void run_chunked(int64_t chunk) {
+    ContiguousKvCache kv(model_->config(), 1, 128);
+    const auto& ids = ref_.prompt_ids;
+    int64_t n = static_cast<int64_t>(ids.size());
+    std::vector<float> last;
+    for (int64_t b = 0; b < n; b += (chunk > 0 ? chunk : n)) {
+      int64_t e = std::min(n, b + (chunk > 0 ? chunk : n));
+      last = run_span(*model_, kv, 0, ids, b, e);
+      expect_row(last, ref_.prompt_logits, e - 1, "prompt");
+    }
+    EXPECT_EQ(kv.n_tokens(0), n);
+    greedy(kv, last);
+    std::printf("[parity] %s/%s chunk %ld: max |d| %.3g = %.3g x max |logit| (bound %.0e)\n",
+                GetParam().family.c_str(), GetParam().weights.c_str(), static_cast<long>(chunk),
+                worst_, worst_ / ref_.max_abs_logit, GetParam().weights == "f32" ? 1e-4 : 2e-2);
+  }
+
+  void greedy(ContiguousKvCache& kv, std::vector<float> logits) {
+    std::vector<int32_t> ids = ref_.prompt_ids;
+    for (size_t s = 0; s < ref_.step_ids.size(); ++s) {
+      if (s > 0) {
+        ids.push_back(ref_.step_ids[s - 1]);
+        int64_t n = static_cast<int64_t>(ids.size());
+        logits = run_span(*model_, kv, 0, ids, n - 1, n);
+      }
+      expect_row(logits, ref_.step_logits, static_cast<int64_t>(s), "step");
+      EXPECT_EQ(argmax(logits), ref_.step_ids[s]) << "greedy step " << s;
+    }
+  }
+
+  Reference ref_;
+  std::unique_ptr<Model> model_;
+  float bound_ = 0.0f;
+  float worst_ = 0.0f;
+};
+
+TEST_P(ParityTest, WholePrompt) {
+  run_chunked(0);
+}
+TEST_P(ParityTest, ChunksOfSeven) {
+  run_chunked(7);
+}
+TEST_P(ParityTest, OneTokenAtATime) {
+  run_chunked(1);
+}
+
+// Two sequences in one ragged batch (the whole prompt in slot 0, its first 40
+// tokens in slot 1), then one decode batch holding both.
+TEST_P(ParityTest, RaggedBatchOfTwoSequences) {
+  ContiguousKvCache kv(model_->config(), 2, 128);
+  const auto& p = ref_.prompt_ids;
+  int64_t n = static_cast<int64_t>(p.size()), m = 40;
+  ForwardBatch b;
+  b.tokens = p;
+  b.tokens.insert(b.tokens.end(), p.begin(), p.begin() + m);
+  for (int64_t i = 0; i < n; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  for (int64_t i = 0; i < m; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  b.spans = {{0, 0, n, true}, {1, n, m, true}};
+  int64_t vocab = model_->config().vocab_size;
+  Tensor logits = Tensor::empty({2, vocab}, DType::kF32);
+  model_->forward(b, kv, logits);
+  auto row = [&](int64_t r) {
+    return std::vector<float>(logits.data<float>() + r * vocab,
+                              logits.data<float>() + (r + 1) * vocab);
+  };
+  expect_row(row(0), ref_.prompt_logits, n - 1, "ragged slot 0");
+  expect_row(row(1), ref_.prompt_logits, m - 1, "ragged slot 1");
+
+  ForwardBatch d;  // slot 1 first this time: span order must not matter
+  d.tokens = {p[static_cast<size_t>(m)], ref_.step_ids[0]};
+  d.positions = {static_cast<int32_t>(m), static_cast<int32_t>(n)};
+  d.spans = {{1, 0, 1, true}, {0, 1, 1, true}};
+  model_->forward(d, kv, logits);
+  expect_row(row(0), ref_.prompt_logits, m, "decode slot 1");
+  expect_row(row(1), ref_.step_logits, 1, "decode slot 0");
+  EXPECT_EQ(kv.n_tokens(0), n + 1);
+  EXPECT_EQ(kv.n_tokens(1), m + 1);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> out;
+  for (const char* f : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3"})
+    for (const char* w : {"f32", "bf16"}) out.push_back({f, w});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, ParityTest, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) {
+                           return info.param.family + "_" + info.param.weights;
+                         });
+
+}  // namespace
+}  // namespace cairn::test
