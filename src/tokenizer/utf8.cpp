@@ -96,6 +96,10 @@ size_t append_utf8_lossy(std::string_view bytes, bool final, std::string& out) {
 bool is_valid_utf8(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
+    if (static_cast<uint8_t>(text[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
     const int r = utf8_scan(text, pos);
     if (r <= 0) return false;
     pos += static_cast<size_t>(r);

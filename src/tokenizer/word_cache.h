@@ -20,14 +20,15 @@ class WordCache {
   void insert(std::string_view word, const int32_t* ids, size_t n_ids);
 
  private:
-  struct Slot {
-    uint64_t hash = 0;
+  struct Slot {  // 16 bytes
+    uint32_t hash = 0;
     uint32_t key_offset = 0, ids_offset = 0;
-    uint16_t key_len = 0, n_ids = 0;
+    uint8_t key_len = 0, n_ids = 0;
     bool used = false;
   };
-  const Slot* find(std::string_view word, uint64_t hash) const;  // caller holds mutex_
+  const Slot* find(std::string_view word, uint32_t hash) const;  // caller holds mutex_
   void clear();
+  void grow();
 
   size_t max_entries_;
   size_t n_entries_ = 0;
