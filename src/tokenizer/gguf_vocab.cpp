@@ -221,7 +221,11 @@ void setup_bpe(const GgufFile& f, Pipeline& p, const std::string& pre, const Ggu
 
 std::unique_ptr<Pipeline> load_gguf_vocab(const std::string& path) {
   const auto file = io::GgufFile::open(path);
-  const GgufFile& f = *file;
+  return load_gguf_vocab(*file);
+}
+
+std::unique_ptr<Pipeline> load_gguf_vocab(const GgufFile& f) {
+  const std::string& path = f.path();
   auto p = std::make_unique<Pipeline>();
   p->source = path;
   const std::string model(f.find_string("tokenizer.ggml.model").value_or(""));

@@ -63,21 +63,27 @@ int64_t JsonNode::int_or(std::string_view key, int64_t fallback) const {
   return at(key).as_int();
 }
 
+nlohmann::json parse_json_text(std::string_view text, const std::string& name) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Parse again with exceptions for the position of the error.
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      fail(ErrorCode::kBadFile, "{}: malformed JSON at byte {}: {}", name, e.byte, e.what());
+    } catch (const nlohmann::json::exception& e) {
+      fail(ErrorCode::kBadFile, "{}: malformed JSON: {}", name, e.what());
+    }
+  }
+  return j;
+}
+
 nlohmann::json read_json_file(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) fail(ErrorCode::kIo, "{}: cannot open", path);
   std::stringstream ss;
   ss << file.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    // Parse again with exceptions for the position of the error.
-    try {
-      j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-      fail(ErrorCode::kBadFile, "{}: malformed JSON at byte {}: {}", path, e.byte, e.what());
-    }
-  }
-  return j;
+  return parse_json_text(ss.str(), path);
 }
 
 }  // namespace cairn::tok

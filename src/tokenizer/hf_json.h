@@ -39,5 +39,6 @@ class JsonNode {
 
 // Parses a whole JSON file; a syntax error names the file and byte offset.
 nlohmann::json read_json_file(const std::string& path);
+nlohmann::json parse_json_text(std::string_view text, const std::string& name);
 
 }  // namespace cairn::tok

@@ -96,8 +96,9 @@ JsonNode section(const JsonNode& root, const char* key, const nlohmann::json& nu
 
 void read_hf_configs(const std::string& folder, Pipeline& p);  // hf_config.cpp
 
-std::unique_ptr<Pipeline> load_hf(const std::string& json_path, const std::string& folder) {
-  const nlohmann::json j = read_json_file(json_path);
+namespace {
+
+std::unique_ptr<Pipeline> load_hf_json(const nlohmann::json& j, const std::string& json_path) {
   const nlohmann::json null;
   const JsonNode root(j, "$", json_path);
   if (!j.is_object()) root.fail_here("expected an object");
@@ -111,8 +112,19 @@ std::unique_ptr<Pipeline> load_hf(const std::string& json_path, const std::strin
   build_model(root, *p, byte_level);
   p->post_processor = build_post_processor(section(root, "post_processor", null), p->vocab);
   build_decode_table(root, *p);
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Pipeline> load_hf(const std::string& json_path, const std::string& folder) {
+  auto p = load_hf_json(read_json_file(json_path), json_path);
   if (!folder.empty()) read_hf_configs(folder, *p);
   return p;
+}
+
+std::unique_ptr<Pipeline> load_hf_text(std::string_view json_text, const std::string& name) {
+  return load_hf_json(parse_json_text(json_text, name), name);
 }
 
 }  // namespace cairn::tok
