@@ -170,6 +170,34 @@ std::string format_method(const std::string& s, const CallArgs& args) {
   return out;
 }
 
+// s.find(x): code-point index or -1; s.count(x): non-overlapping occurrences.
+Value find_or_count(const std::string& s, const CallArgs& a, bool find) {
+  const std::string& needle = string_arg(a, 0, find ? "find" : "count");
+  size_t pos = s.find(needle);
+  if (find) {
+    if (pos == std::string::npos) return Value::integer(-1);
+    return Value::integer(static_cast<int64_t>(count_code_points(s.substr(0, pos))));
+  }
+  if (needle.empty()) return Value::integer(static_cast<int64_t>(count_code_points(s)) + 1);
+  int64_t n = 0;
+  for (size_t start = 0; (pos = s.find(needle, start)) != std::string::npos;
+       start = pos + needle.size())
+    ++n;
+  return Value::integer(n);
+}
+
+Value join_method(const std::string& s, const CallArgs& a) {
+  if (a.positional.empty() || !a.positional[0].is_list()) raise("join() needs a list");
+  std::string out;
+  const auto& items = a.positional[0].as_list().items;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += s;
+    out += to_join_string(items[i]);
+    if (out.size() > kMaxStringBytes) raise("string too large");
+  }
+  return Value::string(std::move(out));
+}
+
 Value string_method(const Value& object, const std::string& name) {
   const std::string s = object.as_string();
   if (name == "length") return Value::integer(static_cast<int64_t>(count_code_points(s)));
@@ -203,34 +231,10 @@ Value string_method(const Value& object, const std::string& name) {
                         name);
   if (name == "find" || name == "count") {
     bool find = name == "find";
-    return bound_method(
-        [s, find](const CallArgs& a) {
-          const std::string& needle = string_arg(a, 0, find ? "find" : "count");
-          size_t pos = s.find(needle);
-          if (find)
-            return Value::integer(pos == std::string::npos
-                                      ? -1
-                                      : static_cast<int64_t>(count_code_points(s.substr(0, pos))));
-          int64_t n = 0;
-          for (size_t start = 0;
-               (pos = s.find(needle, start)) != std::string::npos && !needle.empty();
-               start = pos + needle.size())
-            ++n;
-          return Value::integer(needle.empty() ? static_cast<int64_t>(count_code_points(s)) + 1
-                                               : n);
-        },
-        name);
+    return bound_method([s, find](const CallArgs& a) { return find_or_count(s, a, find); }, name);
   }
   if (name == "join")
-    return bound_method(
-        [s](const CallArgs& a) {
-          if (a.positional.empty() || !a.positional[0].is_list()) raise("join() needs a list");
-          std::string out;
-          const auto& items = a.positional[0].as_list().items;
-          for (size_t i = 0; i < items.size(); ++i) out += (i ? s : "") + to_join_string(items[i]);
-          return Value::string(std::move(out));
-        },
-        name);
+    return bound_method([s](const CallArgs& a) { return join_method(s, a); }, name);
   return Value();
 }
 

@@ -52,7 +52,8 @@ bool raw_equal(const Value& a, const Value& b) {
   return strict_equals(a, b);
 }
 
-const std::unordered_map<std::string, TestFn>& tests() {
+// Tests of the value alone.
+const std::unordered_map<std::string, TestFn>& value_tests() {
   static const std::unordered_map<std::string, TestFn> kTests = {
       {"boolean", [](const Value& v, const Value&) { return v.is(ValueKind::kBool); }},
       {"callable", [](const Value& v, const Value&) { return v.is(ValueKind::kFunction); }},
@@ -95,6 +96,13 @@ const std::unordered_map<std::string, TestFn>& tests() {
        }},
       {"defined", [](const Value& v, const Value&) { return !v.is_undefined(); }},
       {"undefined", [](const Value& v, const Value&) { return v.is_undefined(); }},
+  };
+  return kTests;
+}
+
+// Tests comparing the value with an argument.
+const std::unordered_map<std::string, TestFn>& comparison_tests() {
+  static const std::unordered_map<std::string, TestFn> kTests = {
       {"equalto", raw_equal},
       {"eq", raw_equal},
       {"==", raw_equal},
@@ -121,10 +129,12 @@ const std::unordered_map<std::string, TestFn>& tests() {
 }  // namespace
 
 bool apply_test(const std::string& name, const Value& value, const std::vector<Value>& args) {
-  const auto& table = tests();
-  auto it = table.find(name);
-  if (it == table.end()) raise("Unknown test: " + name);
-  return it->second(value, args.empty() ? Value() : args[0]);
+  Value arg = args.empty() ? Value() : args[0];
+  for (const auto* table : {&value_tests(), &comparison_tests()}) {
+    auto it = table->find(name);
+    if (it != table->end()) return it->second(value, arg);
+  }
+  raise("Unknown test: " + name);
 }
 
 }  // namespace cairn::jinja
