@@ -4,7 +4,7 @@
 // before the op, and the figures printed are medians over rounds of the
 // achieved rate, of the limit, and of their ratio. Weights rotate over copies
 // totalling more than the last-level cache, so GEMV reads them from memory.
-//   cairn_ops_bench [--quick]
+//   cairn_ops_bench [--quick] [--threads N] [--isa scalar|avx2|avx512] [--only gemv|gemm]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -102,14 +102,37 @@ void bench_gemm(DType dt, const MatShape& s, int64_t n, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      quick = true;
+    } else if (arg == "--threads" && i + 1 < argc) {
+      cairn::ThreadPool::set_global_threads(std::stoi(argv[++i]));
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else if (arg == "--isa" && i + 1 < argc) {
+      const std::string isa = argv[++i];
+      cairn::ops::cpu::set_active_isa(isa == "scalar" ? cairn::ops::cpu::Isa::kScalar
+                                      : isa == "avx2" ? cairn::ops::cpu::Isa::kAvx2
+                                                      : cairn::ops::cpu::Isa::kAvx512);
+    } else {
+      fmt::print(
+          stderr,
+          "usage: cairn_ops_bench [--quick] [--threads N] [--isa NAME] [--only gemv|gemm]\n");
+      return 2;
+    }
+  }
   const int rounds = quick ? 3 : 9;
   fmt::print("isa {}, threads {}; medians over {} rounds, each against its own limit\n",
              cairn::ops::cpu::isa_name(cairn::ops::cpu::active_isa()),
              cairn::ThreadPool::global().n_threads(), rounds);
   for (DType dt : {DType::kF32, DType::kBF16})
-    for (const MatShape& s : kShapes) bench_gemv(dt, s, rounds);
+    for (const MatShape& s : kShapes)
+      if (only != "gemm") bench_gemv(dt, s, rounds);
   for (DType dt : {DType::kF32, DType::kBF16})
-    for (const MatShape& s : kShapes) bench_gemm(dt, s, 128, rounds);
+    for (const MatShape& s : kShapes)
+      if (only != "gemv") bench_gemm(dt, s, 128, rounds);
   return 0;
 }

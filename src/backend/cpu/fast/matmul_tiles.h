@@ -191,7 +191,7 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
 
 template <class V, DType WT>
 void matmul_cols_for(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
-  if (a.n < kGemvRows)
+  if (a.n < kGemvRows || a.k == 0)
     gemv_cols<V, WT>(a, j_begin, j_end);
   else
     gemm_cols<V, WT>(a, j_begin, j_end, scratch);
