@@ -10,5 +10,5 @@ jobs=$(nproc)
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
-scripts/build.sh asan
+scripts/build.sh asan unit_tests
 ctest --preset asan -j "$jobs" -L unit

@@ -18,9 +18,12 @@ void fill_uniform(uint8_t* dst, size_t n_bytes, DType dtype, float bound, uint64
   for (size_t i = 0; i < n; ++i) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     float v = (static_cast<float>(s >> 40) / 16777216.0f * 2.0f - 1.0f) * bound;
-    if (dtype == DType::kF32) reinterpret_cast<float*>(dst)[i] = v;
-    else if (dtype == DType::kBF16) reinterpret_cast<uint16_t*>(dst)[i] = f32_to_bf16(v);
-    else reinterpret_cast<uint16_t*>(dst)[i] = f32_to_f16(v);
+    if (dtype == DType::kF32)
+      reinterpret_cast<float*>(dst)[i] = v;
+    else if (dtype == DType::kBF16)
+      reinterpret_cast<uint16_t*>(dst)[i] = f32_to_bf16(v);
+    else
+      reinterpret_cast<uint16_t*>(dst)[i] = f32_to_f16(v);
   }
 }
 
@@ -35,9 +38,12 @@ SafetensorsEntry ones(std::string name, int64_t n, DType dtype) {
   return {std::move(name), dtype, {n}, [dtype](uint8_t* dst, size_t bytes) {
             size_t count = bytes / static_cast<size_t>(dtype_bits(dtype) / 8);
             for (size_t i = 0; i < count; ++i) {
-              if (dtype == DType::kF32) reinterpret_cast<float*>(dst)[i] = 1.0f;
-              else if (dtype == DType::kBF16) reinterpret_cast<uint16_t*>(dst)[i] = 0x3f80;
-              else reinterpret_cast<uint16_t*>(dst)[i] = 0x3c00;
+              if (dtype == DType::kF32)
+                reinterpret_cast<float*>(dst)[i] = 1.0f;
+              else if (dtype == DType::kBF16)
+                reinterpret_cast<uint16_t*>(dst)[i] = 0x3f80;
+              else
+                reinterpret_cast<uint16_t*>(dst)[i] = 0x3c00;
             }
           }};
 }
@@ -55,7 +61,9 @@ nlohmann::json config_json(const BenchShape& s, DType dtype) {
           {"rms_norm_eps", 1e-6},
           {"rope_theta", 1000000.0},
           {"tie_word_embeddings", s.tied},
-          {"torch_dtype", dtype == DType::kF32 ? "float32" : std::string(dtype == DType::kBF16 ? "bfloat16" : "float16")},
+          {"torch_dtype", dtype == DType::kF32
+                              ? "float32"
+                              : std::string(dtype == DType::kBF16 ? "bfloat16" : "float16")},
           {"bos_token_id", 1},
           {"eos_token_id", 2}};
 }

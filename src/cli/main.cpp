@@ -1,6 +1,6 @@
 // cairn: one binary, one verb per file (generate, chat, tokenize, inspect, bench, ...).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 

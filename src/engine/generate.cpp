@@ -48,9 +48,12 @@ void step(Model& model, ContiguousKvCache& cache, const std::vector<int32_t>& id
 
 const char* finish_reason_name(FinishReason r) {
   switch (r) {
-    case FinishReason::kStop: return "stop";
-    case FinishReason::kLength: return "length";
-    case FinishReason::kCancelled: return "cancelled";
+    case FinishReason::kStop:
+      return "stop";
+    case FinishReason::kLength:
+      return "length";
+    case FinishReason::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -83,8 +86,7 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
       result.finish = FinishReason::kCancelled;
       break;
     }
-    if (std::find(request.stop_ids.begin(), request.stop_ids.end(), id) !=
-        request.stop_ids.end()) {
+    if (std::find(request.stop_ids.begin(), request.stop_ids.end(), id) != request.stop_ids.end()) {
       result.finish = FinishReason::kStop;
       break;
     }

@@ -15,10 +15,10 @@
 namespace cairn {
 
 struct GenerateRequest {
-  std::vector<int32_t> prompt_ids;    // [n_prompt], BOS included when the model wants one
-  int32_t max_tokens = 256;           // tokens to generate at most
-  SamplingParams sampling;            // temperature 0 = greedy
-  std::vector<int32_t> stop_ids;      // generation ends after emitting one of these
+  std::vector<int32_t> prompt_ids;     // [n_prompt], BOS included when the model wants one
+  int32_t max_tokens = 256;            // tokens to generate at most
+  SamplingParams sampling;             // temperature 0 = greedy
+  std::vector<int32_t> stop_ids;       // generation ends after emitting one of these
   int32_t prefill_chunk_tokens = 512;  // prompt rows per forward step
 };
 
@@ -38,6 +38,7 @@ using TokenCallback = std::function<bool(int32_t id)>;
 
 // Throws Error(kInvalidArgument) for an empty prompt, a prompt at or past the
 // model's context length, an id outside the vocabulary or bad sampling values.
-GenerateResult generate(Model& model, const GenerateRequest& request, const TokenCallback& on_token);
+GenerateResult generate(Model& model, const GenerateRequest& request,
+                        const TokenCallback& on_token);
 
 }  // namespace cairn

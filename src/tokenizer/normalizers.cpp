@@ -25,6 +25,21 @@ void ReplaceNormalizer::apply(std::string& text) const {
   text.swap(out);
 }
 
+void RegexReplaceNormalizer::apply(std::string& text) const {
+  std::vector<std::pair<uint32_t, uint32_t>> matches;
+  regex_->find_all(text, 0, static_cast<uint32_t>(text.size()), matches);
+  if (matches.empty()) return;
+  std::string out;
+  uint32_t pos = 0;
+  for (auto [begin, end] : matches) {
+    out.append(text, pos, begin - pos);
+    out.append(to_);
+    pos = end;
+  }
+  out.append(text, pos, std::string::npos);
+  text.swap(out);
+}
+
 void UnicodeNormalizer::apply(std::string& text) const {
   bool ascii = true;
   for (char c : text) ascii &= static_cast<unsigned char>(c) < 0x80;

@@ -50,6 +50,25 @@ void Tokenizer::encode_text(std::string_view text, bool first_segment,
   words.first_segment = first_segment;
   if (p_->normalizer) p_->normalizer->apply(words.text);
   if (words.text.empty()) return;
+  if (!p_->added_normalized.empty()) {
+    std::vector<Segment> segments;
+    p_->added_normalized.split(words.text, true, segments);
+    if (segments.size() != 1 || segments[0].id >= 0) {
+      for (const Segment& s : segments) {
+        if (s.id >= 0) {
+          out.push_back(s.id);
+        } else {
+          Words part{std::string(s.text), {}, first_segment && s.text.data() == words.text.data()};
+          pre_tokenize_and_encode(part, out);
+        }
+      }
+      return;
+    }
+  }
+  pre_tokenize_and_encode(words, out);
+}
+
+void Tokenizer::pre_tokenize_and_encode(Words& words, std::vector<int32_t>& out) const {
   words.spans.push_back({0, static_cast<uint32_t>(words.text.size())});
   if (p_->pre_tokenizer) p_->pre_tokenizer->apply(words);
   const std::string_view all = words.text;

@@ -19,6 +19,7 @@
 namespace cairn::tok {
 
 struct Pipeline;
+struct Words;
 
 struct EncodeOptions {
   bool add_bos = false;        // prepend BOS (if the vocabulary has one and it is not there)
@@ -58,6 +59,7 @@ class Tokenizer {
 
  private:
   void encode_text(std::string_view text, bool first_segment, std::vector<int32_t>& out) const;
+  void pre_tokenize_and_encode(Words& words, std::vector<int32_t>& out) const;
   void encode_word(std::string_view word, std::vector<int32_t>& out) const;
 
   std::unique_ptr<Pipeline> p_;

@@ -1,0 +1,128 @@
+// cairn bench: the machine's limits (memory bandwidth, f32 FMA rate), then
+// single-sequence prefill and decode on random-weight models of real shapes,
+// each figure printed against the limit it chases:
+//   decode  — weight (+ KV) bytes read per token × tokens/s, against bandwidth;
+//   prefill — 2 × matmul parameters × tokens per second, against the FMA rate.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "backend/cpu/machine_limits.h"
+#include "cli/bench_model.h"
+#include "cli/loaded_model.h"
+#include "cli/verbs.h"
+#include "core/error.h"
+#include "kv/contiguous_cache.h"
+#include "model/config.h"
+#include "model/registry.h"
+
+namespace cairn {
+namespace {
+
+struct BenchFlags {
+  std::vector<std::string> shapes = {"0.5b"};
+  std::vector<std::string> dtypes = {"bf16", "f32"};
+  int32_t prompt_tokens = 128;
+  int32_t decode_tokens = 32;
+  std::string work_dir = "/tmp/cairn-bench";
+  int threads = 0;
+};
+
+struct Limits {
+  double bandwidth_gbs;
+  double fma_gflops;
+};
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Runs a forward over tokens [begin, begin + n) of one sequence; returns seconds.
+double timed_forward(Model& model, ContiguousKvCache& cache, int32_t begin, int32_t n,
+                     Tensor& logits) {
+  ForwardBatch batch;
+  for (int32_t i = 0; i < n; ++i) {
+    batch.tokens.push_back((begin + i) * 7919 % static_cast<int32_t>(model.config().vocab_size));
+    batch.positions.push_back(begin + i);
+  }
+  batch.spans.push_back({0, 0, n, true});
+  double t0 = now_seconds();
+  model.forward(batch, cache, logits);
+  return now_seconds() - t0;
+}
+
+std::string model_dir(const BenchFlags& f, const BenchShape& s, DType dtype) {
+  std::string dir = f.work_dir + "/" + s.name + "-" + std::string(dtype_name(dtype));
+  if (!std::filesystem::exists(dir + "/model.safetensors")) {
+    fmt::print(stderr, "writing random {} {} weights to {}\n", s.name, dtype_name(dtype), dir);
+    write_random_model(s, dtype, dir, 1234);
+  }
+  return dir;
+}
+
+void bench_one(const BenchFlags& f, const BenchShape& s, DType dtype, const Limits& lim) {
+  std::unique_ptr<Model> model = load_model(model_dir(f, s, dtype), {});
+  const ModelConfig& cfg = model->config();
+  int32_t total = f.prompt_tokens + f.decode_tokens;
+  ContiguousKvCache cache(cfg, 1, total);
+  Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
+  double prefill_s = timed_forward(*model, cache, 0, f.prompt_tokens, logits);
+  std::vector<double> steps;
+  for (int32_t i = 0; i < f.decode_tokens; ++i)
+    steps.push_back(timed_forward(*model, cache, f.prompt_tokens + i, 1, logits));
+  std::sort(steps.begin(), steps.end());
+  double step_s = steps[steps.size() / 2];
+
+  double weight_bytes = static_cast<double>(s.n_params()) * dtype_bits(dtype) / 8.0;
+  double kv_bytes = 2.0 * cfg.n_layers * cfg.n_kv_heads * cfg.head_dim * 4.0 *
+                    (f.prompt_tokens + f.decode_tokens / 2);
+  double decode_gbs = (weight_bytes + kv_bytes) / step_s / 1e9;
+  double matmul_params = static_cast<double>(s.n_params() - s.vocab * s.hidden);
+  double prefill_gflops = 2.0 * matmul_params * f.prompt_tokens / prefill_s / 1e9;
+  fmt::print(
+      "{:>5} {:>5} {:>7.2f}B | decode {:7.2f} tok/s {:6.2f} GB/s = {:5.1f}% of bandwidth"
+      " | prefill {:8.1f} tok/s {:7.1f} GFLOP/s = {:5.1f}% of FMA peak\n",
+      s.name, dtype_name(dtype), s.n_params() / 1e9, 1.0 / step_s, decode_gbs,
+      100.0 * decode_gbs / lim.bandwidth_gbs, f.prompt_tokens / prefill_s, prefill_gflops,
+      100.0 * prefill_gflops / lim.fma_gflops);
+}
+
+void run_bench(const BenchFlags& f) {
+  set_threads(f.threads);
+  Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};
+  fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", lim.bandwidth_gbs);
+  fmt::print("f32 FMA peak (all threads):            {:.1f} GFLOP/s\n", lim.fma_gflops);
+  fmt::print("prompt {} tokens, decode {} tokens (median step), one sequence\n", f.prompt_tokens,
+             f.decode_tokens);
+  for (const std::string& name : f.shapes) {
+    for (const std::string& dt : f.dtypes) {
+      DType dtype;
+      if (!dtype_from_name(dt, &dtype) || !dtype_is_float(dtype))
+        fail(ErrorCode::kInvalidArgument, "--dtype: '{}' is not one of f32, bf16, f16", dt);
+      bench_one(f, find_bench_shape(name), dtype, lim);
+    }
+  }
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto f = std::make_shared<BenchFlags>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure the machine, then decode and prefill speed");
+  cmd->add_option("--shape", f->shapes, "random-weight shapes: tiny, 0.5b, 1.5b")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--dtype", f->dtypes, "weight dtypes: f32, bf16, f16")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--prompt-tokens", f->prompt_tokens, "prefill length")->capture_default_str();
+  cmd->add_option("--decode-tokens", f->decode_tokens, "decode steps timed")->capture_default_str();
+  cmd->add_option("--work-dir", f->work_dir, "where random weights are written and reused")
+      ->capture_default_str();
+  cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  cmd->callback([f] { run_bench(*f); });
+}
+
+}  // namespace cairn

@@ -1,0 +1,15 @@
+#include "cli/verbs.h"
+
+namespace cairn {
+
+void register_bench(CLI::App& app);
+void register_chat(CLI::App& app);
+void register_generate(CLI::App& app);
+
+void register_verbs(CLI::App& app) {
+  register_generate(app);
+  register_chat(app);
+  register_bench(app);
+}
+
+}  // namespace cairn
