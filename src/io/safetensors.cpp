@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -132,6 +133,14 @@ Tensor SafetensorsFile::tensor(const SafetensorsEntry& e) const {
   if (!e.has_dtype)
     fail(ErrorCode::kUnsupported, "{}: tensor '{}' has dtype {}, which cairn does not load", path(),
          e.name, e.dtype_name);
+  // Kernels read elements in place: an element that straddles its natural alignment
+  // would be undefined behaviour (writers pad the header to 8 bytes, so this never hits).
+  size_t align = std::max<size_t>(1, static_cast<size_t>(dtype_bits(e.dtype)) / 8);
+  if (e.offset_bytes % align != 0)
+    fail(ErrorCode::kBadFile,
+         "{}: tensor '{}' starts at byte {}, not aligned to its {}-byte "
+         "elements (is the header unpadded?)",
+         path(), e.name, e.offset_bytes, align);
   return Tensor::view_of(borrow_mapped(file_, e.offset_bytes, e.size_bytes), 0, e.shape, e.dtype);
 }
 

@@ -23,7 +23,7 @@ TEST(SafetensorsHeader, ParsesEntriesAndOffsets) {
   std::string h =
       R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
       R"("b":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]}})";
-  auto e = parse(safetensors_bytes(h, std::string(32, '\1')));
+  auto e = parse(safetensors_bytes(h, std::string(32, '\1'), /*pad=*/false));
   ASSERT_EQ(e.size(), 2u);
   const SafetensorsEntry& a = e[0].name == "a" ? e[0] : e[1];
   const SafetensorsEntry& b = e[0].name == "a" ? e[1] : e[0];

@@ -44,6 +44,14 @@ TEST(SafetensorsFile, ViewsKeepStoredDtype) {
   EXPECT_EQ(f->find("nope"), nullptr);
 }
 
+TEST(SafetensorsFile, MisalignedTensorIsAnError) {
+  TempDir dir;
+  std::string h = R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";  // 57 bytes
+  write_bytes(dir.file("m.safetensors"), safetensors_bytes(h, floats({1}), /*pad=*/false));
+  auto f = SafetensorsFile::open(dir.file("m.safetensors"));
+  expect_error([&] { f->tensor(*f->find("w")); }, {"m.safetensors", "tensor 'w'", "not aligned"});
+}
+
 TEST(SafetensorsFile, MissingFileIsBadFile) {
   TempDir dir;
   try {

@@ -33,8 +33,10 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// A safetensors file from a header JSON text and a data section, written as is.
-inline std::string safetensors_bytes(const std::string& header, const std::string& data) {
+// A safetensors file from a header JSON text (padded with spaces to 8 bytes unless
+// `pad` is false) and a data section.
+inline std::string safetensors_bytes(std::string header, const std::string& data, bool pad = true) {
+  while (pad && header.size() % 8 != 0) header += ' ';
   std::string out(8, '\0');
   uint64_t n = header.size();
   for (int i = 0; i < 8; ++i)
