@@ -162,6 +162,28 @@ void read_value(Cursor& c, GgufValue& v, const std::string& path, std::string_vi
   }
 }
 
+// One entry of the tensor-info table: name, dims, ggml type, offset.
+GgufTensorInfo read_tensor_info(Cursor& c, const std::string& path, size_t alignment, uint64_t t) {
+  GgufTensorInfo info;
+  info.name = std::string(c.read_string(fmt::format("the name of tensor #{}", t)));
+  const auto n_dims = c.read<uint32_t>(info.name);
+  if (n_dims > 8)
+    fail(ErrorCode::kBadFile, "{}: tensor '{}' has {} dimensions", path, info.name, n_dims);
+  uint64_t n_elements = 1;
+  for (uint32_t d = 0; d < n_dims; ++d) {
+    info.dims.push_back(c.read<uint64_t>(info.name));
+    if (info.dims.back() != 0 && n_elements > UINT64_MAX / info.dims.back())
+      fail(ErrorCode::kBadFile, "{}: tensor '{}' has too many elements", path, info.name);
+    n_elements *= info.dims.back();
+  }
+  info.ggml_type = c.read<uint32_t>(info.name);
+  info.offset_bytes = c.read<uint64_t>(info.name);
+  if (info.offset_bytes % alignment != 0)
+    fail(ErrorCode::kBadFile, "{}: tensor '{}' offset {} is not a multiple of the alignment {}",
+         path, info.name, info.offset_bytes, alignment);
+  info.size_bytes = ggml_tensor_bytes(info.ggml_type, n_elements).value_or(0);
+  return info;
+}
 }  // namespace
 
 const char* gguf_type_name(GgufType type) {
@@ -233,27 +255,8 @@ void GgufFile::parse_all(std::span<const uint8_t> bytes) {
            alignment);
     alignment_ = static_cast<size_t>(alignment);
   }
-  for (uint64_t t = 0; t < n_tensors; ++t) {
-    GgufTensorInfo info;
-    info.name = std::string(c.read_string(fmt::format("the name of tensor #{}", t)));
-    const auto n_dims = c.read<uint32_t>(info.name);
-    if (n_dims > 8)
-      fail(ErrorCode::kBadFile, "{}: tensor '{}' has {} dimensions", path_, info.name, n_dims);
-    uint64_t n_elements = 1;
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      info.dims.push_back(c.read<uint64_t>(info.name));
-      if (info.dims.back() != 0 && n_elements > UINT64_MAX / info.dims.back())
-        fail(ErrorCode::kBadFile, "{}: tensor '{}' has too many elements", path_, info.name);
-      n_elements *= info.dims.back();
-    }
-    info.ggml_type = c.read<uint32_t>(info.name);
-    info.offset_bytes = c.read<uint64_t>(info.name);
-    if (info.offset_bytes % alignment_ != 0)
-      fail(ErrorCode::kBadFile, "{}: tensor '{}' offset {} is not a multiple of the alignment {}",
-           path_, info.name, info.offset_bytes, alignment_);
-    info.size_bytes = ggml_tensor_bytes(info.ggml_type, n_elements).value_or(0);
-    tensors_.push_back(std::move(info));
-  }
+  for (uint64_t t = 0; t < n_tensors; ++t)
+    tensors_.push_back(read_tensor_info(c, path_, alignment_, t));
   data_offset_ = (c.pos() + alignment_ - 1) / alignment_ * alignment_;
   for (const GgufTensorInfo& info : tensors_) {
     if (data_offset_ > bytes.size() || info.offset_bytes > bytes.size() - data_offset_ ||

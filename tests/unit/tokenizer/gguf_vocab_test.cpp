@@ -60,7 +60,7 @@ TEST(GgufVocab, TinyRandomLlama2) {
   EXPECT_EQ(tok->vocab_size(), 32000);
   EXPECT_EQ(tok->bos_id(), 1);
   EXPECT_EQ(tok->eos_ids(), std::vector<int32_t>{2});
-  // Llama 2's SentencePiece ids for "▁Once ▁upon ▁a ▁time".
+  // As node-llama-cpp (llama.cpp) tokenizes this file: "▁Once ▁upon ▁a ▁time".
   EXPECT_EQ(tok->encode("Once upon a time"), (std::vector<int32_t>{9038, 2501, 263, 931}));
   EXPECT_EQ(tok->encode("Once upon a time", {.add_special_tokens = true}),
             (std::vector<int32_t>{1, 9038, 2501, 263, 931}));

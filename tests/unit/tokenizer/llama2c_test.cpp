@@ -42,6 +42,12 @@ TEST_F(Llama2cTest, Metadata) {
   EXPECT_FALSE(tok->is_special(403));
 }
 
+TEST_F(Llama2cTest, FolderFindsTheTokenizerBesideTheCheckpoint) {
+  auto from_folder = load_tokenizer(kDir);
+  EXPECT_EQ(from_folder->vocab_size(), 512);
+  EXPECT_EQ(from_folder->encode("Once upon a time"), tok->encode("Once upon a time"));
+}
+
 TEST_F(Llama2cTest, KnownIds) {
   EXPECT_EQ(tok->encode("Once upon a time"), (Ids{403, 407, 261, 378}));
   EXPECT_EQ(tok->encode("Lily's mom said, \"Hi!\""),
