@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "kv/page_attention.h"
 
 namespace cairn {
 
@@ -85,14 +86,20 @@ void ContiguousKvCache::append_and_attend(int il, const ForwardBatch& batch, con
     Slot& s = slot_for(span.seq_slot);
     append(s, il, span, batch, k, v);
     int64_t len = s.n_layer[static_cast<size_t>(il)];
-    Tensor kc = s.k[static_cast<size_t>(il)].slice_rows(0, len);
-    Tensor vc = s.v[static_cast<size_t>(il)].slice_rows(0, len);
-    Tensor qs = q.slice_rows(span.token_begin, span.token_begin + span.n_tokens);
-    Tensor os = out.slice_rows(span.token_begin, span.token_begin + span.n_tokens);
+    // One page holding every row: the paged state's per-query routine, so the
+    // two caches read bit for bit alike (page_attention.h).
+    const uint8_t* kp[1] = {s.k[static_cast<size_t>(il)].data<uint8_t>()};
+    const uint8_t* vp[1] = {s.v[static_cast<size_t>(il)].data<uint8_t>()};
+    const size_t row_bytes = static_cast<size_t>(head_dim_) * sizeof(float);
+    PagedRows rows{kp,          vp,
+                   max_tokens_, row_bytes * static_cast<size_t>(n_kv_heads_),
+                   row_bytes,   full_format(KvStore::kF32),
+                   len};
+    const int64_t row = q.dim(1) * head_dim_;
     std::span<const int32_t> q_pos(batch.positions.data() + span.token_begin,
                                    static_cast<size_t>(span.n_tokens));
-    std::span<const int32_t> kv_pos(s.positions.data(), static_cast<size_t>(len));
-    ops::attention(qs, kc, vc, q_pos, kv_pos, p, os);
+    attend_paged(rows, q.data<float>() + span.token_begin * row, q_pos, q.dim(1), n_kv_heads_,
+                 head_dim_, p, out.data<float>() + span.token_begin * row);
   }
 }
 

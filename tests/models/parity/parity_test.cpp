@@ -122,6 +122,36 @@ TEST_P(ParityTest, RaggedBatchOfTwoSequences) {
   EXPECT_EQ(kv.n_tokens(1), m + 1);
 }
 
+// DESIGN.md decision 7: a row's logits do not depend on how its prompt was chunked
+// or what else shared its batch: bitwise, not within a tolerance.
+TEST_P(ParityTest, ChunkingAndBatchingAreBitwiseInvariant) {
+  const auto& p = ref_.prompt_ids;
+  int64_t n = static_cast<int64_t>(p.size());
+  std::vector<std::vector<float>> lasts;
+  for (int64_t chunk : {n, int64_t{7}, int64_t{1}}) {
+    ContiguousKvCache kv(model_->config(), 1, 128);
+    std::vector<float> last;
+    for (int64_t b = 0; b < n; b += chunk)
+      last = run_span(*model_, kv, 0, p, b, std::min(n, b + chunk));
+    lasts.push_back(last);
+  }
+  EXPECT_EQ(lasts[0], lasts[1]) << "whole vs chunks of 7";
+  EXPECT_EQ(lasts[0], lasts[2]) << "whole vs one token at a time";
+
+  ContiguousKvCache kv(model_->config(), 2, 128);  // beside another sequence
+  ForwardBatch b;
+  b.tokens.assign(p.begin(), p.begin() + 9);
+  b.tokens.insert(b.tokens.end(), p.begin(), p.end());
+  for (int64_t i = 0; i < 9; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  for (int64_t i = 0; i < n; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  b.spans = {{1, 0, 9, false}, {0, 9, n, true}};
+  int64_t vocab = model_->config().vocab_size;
+  Tensor logits = Tensor::empty({1, vocab}, DType::kF32);
+  model_->forward(b, kv, logits);
+  EXPECT_EQ(std::vector<float>(logits.data<float>(), logits.data<float>() + vocab), lasts[0])
+      << "alone vs in a ragged batch";
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> out;
   for (const char* f : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3"})

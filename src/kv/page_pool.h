@@ -1,0 +1,66 @@
+// Page memory under one byte budget. An arena holds pages of one size (one
+// layer group in one format); its ids come from a PageMeta. A page's memory is
+// taken from the budget when it is allocated and given back when its last
+// reference is released, so the budget counts exactly the live pages and a
+// 4-bit page, being ~3.5x smaller than a bf16 one, really leaves room for
+// ~3.5x more tokens. Pages are zero-filled when allocated, 64-byte aligned.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kv/page_meta.h"
+
+namespace cairn {
+
+class PagePool {
+ public:
+  explicit PagePool(int64_t budget_bytes);
+
+  // Adds an arena of pages of page_bytes; returns its id. `name` is for messages.
+  int32_t add_arena(int64_t page_bytes, std::string name);
+
+  int64_t budget_bytes() const { return budget_bytes_; }
+  int64_t used_bytes() const { return used_bytes_; }
+  int64_t free_bytes() const { return budget_bytes_ - used_bytes_; }
+  int64_t page_bytes(int32_t arena) const { return arena_at(arena).page_bytes; }
+  int32_t n_used_pages(int32_t arena) const { return arena_at(arena).meta.n_used(); }
+  int32_t n_used_pages() const;  // over all arenas
+  const std::string& arena_name(int32_t arena) const { return arena_at(arena).name; }
+
+  // Plan: whether allocate(arena, n) fits the budget. Never mutates.
+  bool can_allocate(int32_t arena, int64_t n) const;
+  // Apply: n new pages (ref 1, zeroed). Error(kOutOfMemory) when they do not fit.
+  std::vector<int32_t> allocate(int32_t arena, int64_t n);
+  int32_t allocate_one(int32_t arena) { return allocate(arena, 1)[0]; }
+  void retain(int32_t arena, int32_t page) { arena_at(arena).meta.retain(page); }
+  // Drops a reference; the page's memory returns to the budget with the last one.
+  void release(int32_t arena, int32_t page);
+  int32_t ref_count(int32_t arena, int32_t page) const;
+
+  uint8_t* data(int32_t arena, int32_t page);
+  const uint8_t* data(int32_t arena, int32_t page) const;
+  PageMeta& meta(int32_t arena) { return arena_at(arena).meta; }
+
+ private:
+  struct AlignedDelete {
+    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  struct Arena {
+    int64_t page_bytes = 0;
+    std::string name;
+    PageMeta meta;
+    std::vector<std::unique_ptr<uint8_t[], AlignedDelete>>
+        mem;  // [meta.n_pages()], null while free
+  };
+  Arena& arena_at(int32_t a);
+  const Arena& arena_at(int32_t a) const;
+
+  int64_t budget_bytes_;
+  int64_t used_bytes_ = 0;
+  std::vector<Arena> arenas_;
+};
+
+}  // namespace cairn

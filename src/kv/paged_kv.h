@@ -1,0 +1,143 @@
+// The paged KV state: the KvView the engine runs families through. Each
+// sequence (a slot of ForwardBatch) holds a page table per layer group; pages
+// come from one PagePool under a byte budget. A sequence's pages are in the
+// model's full-precision format until it holds quant_start positions
+// (bf16-first), then convert once to its quantization scheme. See docs/kv.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kv/kv_format.h"
+#include "kv/page_layout.h"
+#include "kv/page_pool.h"
+#include "model/config.h"
+#include "model/kv_view.h"
+
+namespace cairn {
+
+constexpr int64_t kDefaultPageTokens = 32;
+
+struct PagedKvOptions {
+  int64_t page_tokens = kDefaultPageTokens;
+  int64_t budget_bytes = int64_t{1} << 30;
+  int64_t rollback_tokens = 0;        // R: sliding groups keep R positions past the window
+  std::optional<KvStore> full_store;  // full-precision store; default full_store_for(config)
+  KvQuantScheme quant;                // disabled: the sequence stays full precision
+};
+
+// One page's bytes as held in the pool (valid until the state next mutates).
+struct ExportedPage {
+  int64_t first_token = 0;
+  std::span<const uint8_t> bytes;  // [page_bytes]
+};
+
+struct ExportedGroup {
+  int32_t window = 0;
+  std::vector<LayerFormat> formats;  // [group layers]
+  int64_t page_bytes = 0;
+  std::vector<ExportedPage> pages;  // live pages in order (released ones absent)
+};
+
+// A sequence's pages with the description needed to read them back.
+struct SequenceExport {
+  int64_t page_tokens = 0;
+  int64_t n_tokens = 0;
+  bool quantized = false;
+  int64_t min_reusable_tokens = 0;
+  std::vector<ExportedGroup> groups;  // in the state's group order
+};
+
+class PagedKvState final : public KvView {
+ public:
+  // Error(kInvalidArgument) for page_tokens ≤ 0, rollback_tokens < 0 or a
+  // scheme whose size is not n_layers.
+  PagedKvState(const ModelConfig& config, const PagedKvOptions& options);
+
+  // Writes the span's rows into the slot's pages (allocating; copying a shared
+  // page first), then attends. After the model's last layer, a sliding group
+  // releases pages past its window + R, and a sequence that now holds
+  // ≥ quant_start positions (> 0) converts. Error(kOutOfMemory) when pages do
+  // not fit; Error(kInvalidArgument) for positions that do not continue the slot.
+  void append_and_attend(int il, const ForwardBatch& batch, const Tensor& q, const Tensor& k,
+                         const Tensor& v, const ops::AttentionParams& p, Tensor& out) override;
+
+  // Plan: whether the pages n more positions of slot need fit the budget.
+  bool can_append(int32_t slot, int64_t n) const;
+  int64_t n_tokens(int32_t slot) const;
+  bool is_quantized(int32_t slot) const;
+  // Shortest prefix a reuse may trim this sequence to (its length at conversion).
+  int64_t min_reusable_tokens(int32_t slot) const;
+
+  // Releases every page of slot; the slot becomes empty.
+  void free_sequence(int32_t slot);
+  // Keeps the first n_keep positions (n_keep ≤ n_tokens). A quantized sequence
+  // stays quantized. Error(kInvalidArgument) when a sliding group already
+  // released positions the shorter sequence would still need.
+  void trim(int32_t slot, int64_t n_keep);
+  // Makes empty slot dst hold src's first n positions, sharing their pages by
+  // reference (a shared page is copied before either sequence writes to it).
+  void fork(int32_t src, int32_t dst, int64_t n);
+  // Converts slot to its quantized formats now (what crossing quant_start does).
+  void quantize_now(int32_t slot);
+
+  SequenceExport export_sequence(int32_t slot) const;
+  // Fills empty slot from an export. Error(kInvalidArgument) when its page size,
+  // groups or formats differ from this state's, or its pages do not fit.
+  void import_sequence(int32_t slot, const SequenceExport& e);
+
+  // K+V bytes one position of a sequence costs now, over all layers.
+  int64_t bytes_per_token(bool quantized) const;
+  const PagePool& pool() const { return pool_; }
+  int64_t page_tokens() const { return page_tokens_; }
+  const std::vector<LayerGroup>& groups() const { return layer_groups_; }
+  // Page ids of slot's group g (-1: released), for tests.
+  std::vector<int32_t> page_ids(int32_t slot, int g) const;
+  int32_t arena_of(int32_t slot, int g) const;
+
+ private:
+  struct GroupInfo {
+    LayerGroup group;
+    PageLayout full, quant;
+    int32_t full_arena = -1, quant_arena = -1;
+  };
+  struct GroupState {
+    std::vector<int32_t> pages;  // -1: released out of the window
+    int64_t released_below = 0;  // positions below this are gone
+  };
+  struct Sequence {
+    bool used = false;
+    int64_t n_tokens = 0;
+    std::vector<int64_t> n_layer;  // [n_layers] rows written in the current step
+    std::vector<GroupState> groups;
+    bool quantized = false;
+    int64_t min_reusable = 0;
+  };
+
+  Sequence& seq_for(int32_t slot);
+  const Sequence& seq_at(int32_t slot) const;
+  const PageLayout& layout(const Sequence& s, int g) const;
+  int32_t arena(const Sequence& s, int g) const;
+  void ensure_pages(Sequence& s, int g, int64_t begin, int64_t end);
+  void write_rows(Sequence& s, int il, const SeqSpan& span, const ForwardBatch& b, const Tensor& k,
+                  const Tensor& v);
+  void attend(const Sequence& s, int il, const SeqSpan& span, const ForwardBatch& b,
+              const Tensor& q, const ops::AttentionParams& p, Tensor& out) const;
+  void release_window(Sequence& s, int g);
+  void convert(Sequence& s);
+  void convert_page(const GroupInfo& gi, int32_t from, int32_t to);
+  void release_from(Sequence& s, int g, size_t first_page);
+
+  ModelConfig config_;
+  int64_t page_tokens_, rollback_tokens_;
+  KvQuantScheme quant_;
+  PagePool pool_;
+  std::vector<LayerGroup> layer_groups_;
+  std::vector<GroupInfo> groups_;
+  std::vector<int> group_of_, index_in_group_;  // [n_layers]
+  std::vector<Sequence> seqs_;
+};
+
+}  // namespace cairn
