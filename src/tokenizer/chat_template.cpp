@@ -70,14 +70,30 @@ ChatTemplates ChatTemplates::from_config(const nlohmann::ordered_json& config,
   return out;
 }
 
-ChatTemplates ChatTemplates::load(const std::filesystem::path& tokenizer_config) {
-  std::ifstream in(tokenizer_config);
-  if (!in) fail(ErrorCode::kBadFile, "{}: cannot open", tokenizer_config.string());
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(ErrorCode::kBadFile, "{}: cannot open", path.string());
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::ordered_json config = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  return text.str();
+}
+
+}  // namespace
+
+ChatTemplates ChatTemplates::load(const std::filesystem::path& tokenizer_config) {
+  nlohmann::ordered_json config =
+      nlohmann::ordered_json::parse(read_text(tokenizer_config), nullptr, false);
   if (config.is_discarded())
     fail(ErrorCode::kBadFile, "{}: not valid JSON", tokenizer_config.string());
+  // Newer checkpoints keep the template beside the config, in chat_template.jinja.
+  auto sibling = tokenizer_config.parent_path() / "chat_template.jinja";
+  if ((!config.contains("chat_template") || config["chat_template"].is_null()) &&
+      std::filesystem::exists(sibling)) {
+    config["chat_template"] = read_text(sibling);
+    return from_config(config, sibling.string());
+  }
   return from_config(config, tokenizer_config.string());
 }
 

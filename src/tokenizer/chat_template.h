@@ -47,6 +47,8 @@ class ChatTemplates {
   // `config` is the parsed file; `origin` names it in errors. `chat_template`
   // may be a string or a list of {name, template}.
   static ChatTemplates from_config(const nlohmann::ordered_json& config, const std::string& origin);
+  // Reads the file; when it has no chat_template, a chat_template.jinja
+  // beside it supplies the template.
   static ChatTemplates load(const std::filesystem::path& tokenizer_config);
 
   // "tool_use" when tools are given and the file has one, else "default".

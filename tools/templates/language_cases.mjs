@@ -71,7 +71,7 @@ export const kHfCases = [
   ["ws_blocks", "line1\n    {% if true %}\n    inside\n    {% endif %}\nline2\n{# comment #}\nline3\n"],
   ["ws_expression_newline", "{{ 'x' }}\nnext\n{%- set a = 1 %}\nafter"],
   ["generation_tags", "{% for m in ['a', 'b'] %}  {% generation %}{{ m }}{% endgeneration %}  {%- generation -%}  [{{ m }}]  {%- endgeneration -%}\n{% endfor %}"],
-  ["unicode_text", "{{ u }}|{{ u | length }}|{{ u | upper }}|{{ u[0] }}"],
+  ["unicode_text", "{{ u }}|{{ u | length }}|{{ u.length }}|{{ u | upper }}|{{ u[0] }}"],
   ["error_raise", "{{ raise_exception('bad input: ' ~ s) }}"],
   ["error_call_undefined", "{{ nothing() }}"],
   ["error_for_undefined", "{% for x in nothing %}{% endfor %}"],

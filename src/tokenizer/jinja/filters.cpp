@@ -10,13 +10,6 @@ namespace cairn::jinja {
 
 namespace {
 
-int64_t utf16_length(std::string_view s) {
-  int64_t n = 0;
-  size_t pos = 0;
-  while (pos < s.size()) n += decode_utf8(s, pos) > 0xFFFF ? 2 : 1;
-  return n;
-}
-
 [[noreturn]] void unknown(const char* kind, const std::string& name) {
   raise(std::string("Unknown ") + kind + " filter: " + name);
 }

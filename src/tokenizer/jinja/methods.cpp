@@ -200,7 +200,7 @@ Value join_method(const std::string& s, const CallArgs& a) {
 
 Value string_method(const Value& object, const std::string& name) {
   const std::string s = object.as_string();
-  if (name == "length") return Value::integer(static_cast<int64_t>(count_code_points(s)));
+  if (name == "length") return Value::integer(utf16_length(s));
   if (name == "upper")
     return bound_method([s](const CallArgs&) { return Value::string(to_upper(s)); }, name);
   if (name == "lower")

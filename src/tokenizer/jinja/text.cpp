@@ -45,6 +45,13 @@ size_t count_code_points(std::string_view s) {
   return n;
 }
 
+int64_t utf16_length(std::string_view s) {
+  int64_t n = 0;
+  size_t pos = 0;
+  while (pos < s.size()) n += decode_utf8(s, pos) > 0xFFFF ? 2 : 1;
+  return n;
+}
+
 bool is_js_space(char32_t cp) {
   if (cp == ' ' || (cp >= 0x09 && cp <= 0x0D)) return true;
   if (cp < 0x80) return false;

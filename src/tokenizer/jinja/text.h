@@ -15,6 +15,8 @@ char32_t decode_utf8(std::string_view s, size_t& pos);
 void append_utf8(std::string& out, char32_t cp);
 std::vector<std::string> split_code_points(std::string_view s);
 size_t count_code_points(std::string_view s);
+// Length as JavaScript counts it: code points above U+FFFF count twice.
+int64_t utf16_length(std::string_view s);
 
 // JavaScript's notion of whitespace (String.prototype.trim, /\s/).
 bool is_js_space(char32_t cp);

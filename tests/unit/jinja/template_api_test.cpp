@@ -3,6 +3,10 @@
 // built from a chat request.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/error.h"
@@ -110,6 +114,12 @@ TEST(TemplateValues, ContextValuesRoundTripThroughTojson) {
             R"({"2": 1, "10": 0, "b": 1, "a": [true, null, 2.5, "x\né"]})");
 }
 
+TEST(TemplateValues, AcceptsAPlainJsonContext) {
+  // nlohmann::json converts; its objects iterate in key order, ordered_json in insertion order.
+  nlohmann::json ctx = {{"d", {{"b", 1}, {"a", 2}}}};
+  EXPECT_EQ(jinja::Template::parse("{% for k in d %}{{ k }}{% endfor %}", "t").render(ctx), "ab");
+}
+
 TEST(ChatTemplates, LoadsStringTemplateAndSpecialTokens) {
   Json config = {{"bos_token", {{"content", "<s>"}, {"lstrip", false}}},
                  {"eos_token", "</s>"},
@@ -153,6 +163,20 @@ TEST(ChatTemplates, MalformedConfigsAreClearErrors) {
     EXPECT_NE(std::string(e.what()).find("models/x/tokenizer_config.json"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(ChatTemplates, LoadsTemplateFileBesideTheConfig) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("cairn_chat_template_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tokenizer_config.json") << R"({"eos_token": "</s>"})";
+  std::ofstream(dir / "chat_template.jinja") << "{{ messages[0].content }}{{ eos_token }}\n";
+  ChatTemplates templates = ChatTemplates::load(dir / "tokenizer_config.json");
+  ChatInputs inputs;
+  inputs.messages = Json::array({Json{{"role", "user"}, {"content", "hi"}}});
+  EXPECT_EQ(templates.apply(inputs), "hi</s>");  // one trailing newline is dropped, as HF does
+  std::filesystem::remove_all(dir);
+  EXPECT_THROW(ChatTemplates::load(dir / "tokenizer_config.json"), Error);
 }
 
 TEST(ChatTemplates, ContextOmitsToolsWhenNoneAreGiven) {
