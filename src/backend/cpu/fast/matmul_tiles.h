@@ -26,10 +26,9 @@ struct TileArgs {
   float* y;                // y tile, rows ldy apart
   int64_t ldy;
   const float* bias;  // bias of the tile's columns, or null
-  // GEMV only: the next tile's first w row (or null). Its lines are prefetched
-  // while this tile runs: w rows are short streams the hardware prefetcher
-  // picks up late.
-  const uint8_t* prefetch = nullptr;
+  // Distance between the tile's columns in y and bias (1 but in GEMV, whose
+  // tiles take rows far apart so that each streams through memory in order).
+  int64_t ldc = 1;
 };
 
 template <class V, int R, int C, DType WT>
@@ -40,10 +39,7 @@ void tile(const TileArgs& a) {
     for (int c = 0; c < C; ++c) acc[r][c] = a.first ? V::zero() : V::load(a.acc + (r * C + c) * L);
   const int64_t full_end = a.k_begin + (a.k_end - a.k_begin) / L * L;
   int64_t k0 = a.k_begin;
-  constexpr int64_t kBytes = WT == DType::kF32 ? 4 : 2;
   for (; k0 < full_end; k0 += L) {
-    if (a.prefetch && (k0 * kBytes) % 64 == 0)
-      for (int c = 0; c < C; ++c) __builtin_prefetch(a.prefetch + (c * a.ldw + k0) * kBytes);
     typename V::T xv[R];
     for (int r = 0; r < R; ++r) xv[r] = V::load(a.x + r * a.ldx + k0);
     for (int c = 0; c < C; ++c) {
@@ -68,8 +64,8 @@ void tile(const TileArgs& a) {
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
       float s = V::hsum(acc[r][c]);
-      if (a.bias) s += a.bias[c];
-      a.y[r * a.ldy + c] = s;
+      if (a.bias) s += a.bias[c * a.ldc];
+      a.y[r * a.ldy + c * a.ldc] = s;
     }
 }
 
@@ -118,20 +114,23 @@ void convert_panel(const void* w, int64_t ldw, int cols, int64_t k0, int64_t k1,
   }
 }
 
+// GEMV: the range's rows are cut into kCols interleaved parts; tile t takes
+// rows begin + t, begin + t + q, begin + t + 2q, ... so each of its kCols
+// streams reads consecutive rows, one long sequential run the hardware
+// prefetcher follows (adjacent rows would make short streams restarting every
+// tile). Rows past kCols·q go in plain adjacent tiles.
 template <class V, DType WT>
 void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
   static constexpr TileTable<V, WT> table;
   const int64_t bytes = WT == DType::kF32 ? 4 : 2;
-  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
-    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
+  const int64_t q = (j_end - j_begin) / V::kCols;
+  auto run = [&](int64_t j, int cols, int64_t ldc) {
     for (int64_t i = 0; i < a.n; i += V::kRows) {
       const int rows = static_cast<int>(min64(V::kRows, a.n - i));
-      const uint8_t* w = static_cast<const uint8_t*>(a.w) + j * a.k * bytes;
-      const bool next_full = i == 0 && j + 2 * V::kCols <= j_end;
       TileArgs t{a.x + i * a.k,
                  a.k,
-                 w,
-                 a.k,
+                 static_cast<const uint8_t*>(a.w) + j * a.k * bytes,
+                 ldc * a.k,
                  0,
                  a.k,
                  true,
@@ -140,10 +139,13 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
                  a.y + i * a.m + j,
                  a.m,
                  a.bias ? a.bias + j : nullptr,
-                 next_full ? w + V::kCols * a.k * bytes : nullptr};
+                 ldc};
       table.fns[rows - 1][cols - 1](t);
     }
-  }
+  };
+  for (int64_t t = 0; t < q; ++t) run(j_begin + t, V::kCols, q);
+  for (int64_t j = j_begin + q * V::kCols; j < j_end; j += V::kCols)
+    run(j, static_cast<int>(min64(V::kCols, j_end - j)), 1);
 }
 
 // GEMM: per column tile, k blocks of kc (a multiple of the lane count); the
