@@ -148,31 +148,37 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
     run(j, static_cast<int>(min64(V::kCols, j_end - j)), 1);
 }
 
-// GEMM: per column tile, k blocks of kc (a multiple of the lane count); the
-// tile's weights are converted once per block into an f32 panel that stays in
-// L1 while every row tile of x passes over it. Partial sums wait in `acc`.
+// Floats of partial sums GEMM keeps for one chunk of columns (128 KiB: with
+// the x block it stays in L2).
+constexpr int64_t kAccFloats = 32 * 1024;
+
+// GEMM over columns [j_begin, j_end), one chunk of columns: for each k block
+// (kc, a multiple of the lane count) the x block [n, kc] stays in L2 while every
+// column tile of the chunk passes over it; a tile's weights are converted once
+// per block into an f32 panel that stays in L1 while every row tile uses it.
+// Partial sums wait in `acc` between k blocks.
 template <class V, DType WT>
-void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+void gemm_chunk(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
   static constexpr TileTable<V, DType::kF32> table;
-  constexpr int64_t L = V::kLanes;
-  const int64_t kc = k_block<V>(a.n, a.k);
+  constexpr int64_t kTileFloats = V::kRows * V::kCols * V::kLanes;
+  const int64_t kc = k_block<V>(a.n, a.k), row_tiles = (a.n + V::kRows - 1) / V::kRows;
   float* panel = scratch;                // [kCols, kc]
-  float* acc = scratch + V::kCols * kc;  // [row tiles][kRows * kCols * L]
-  const float* wf = static_cast<const float*>(a.w);
-  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
-    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
-    for (int64_t k0 = 0; k0 < a.k; k0 += kc) {
-      const int64_t k1 = min64(k0 + kc, a.k);
+  float* acc = scratch + V::kCols * kc;  // [column tiles][row tiles][kTileFloats]
+  for (int64_t k0 = 0; k0 < a.k; k0 += kc) {
+    const int64_t k1 = min64(k0 + kc, a.k);
+    for (int64_t j = j_begin, jt = 0; j < j_end; j += V::kCols, ++jt) {
+      const int cols = static_cast<int>(min64(V::kCols, j_end - j));
       const float* wp = panel;
       int64_t ldw = k1 - k0;
       if constexpr (WT == DType::kF32) {
-        wp = wf + j * a.k + k0;
+        wp = static_cast<const float*>(a.w) + j * a.k + k0;
         ldw = a.k;
       } else {
         convert_panel<V, WT>(a.w, a.k, cols, j * a.k + k0, j * a.k + k1, panel);
       }
       for (int64_t i = 0; i < a.n; i += V::kRows) {
         const int rows = static_cast<int>(min64(V::kRows, a.n - i));
+        float* tile_acc = acc + (jt * row_tiles + i / V::kRows) * kTileFloats;
         TileArgs t{a.x + i * a.k + k0,
                    a.k,
                    wp,
@@ -181,7 +187,7 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
                    k1 - k0,
                    k0 == 0,
                    k1 == a.k,
-                   acc + i * V::kCols * L,
+                   tile_acc,
                    a.y + i * a.m + j,
                    a.m,
                    a.bias ? a.bias + j : nullptr};
@@ -189,6 +195,14 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
       }
     }
   }
+}
+
+template <class V, DType WT>
+void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+  const int64_t tiles = kAccFloats / ((a.n + V::kRows) * V::kCols * V::kLanes);
+  const int64_t chunk = (tiles > 1 ? tiles : 1) * V::kCols;
+  for (int64_t j = j_begin; j < j_end; j += chunk)
+    gemm_chunk<V, WT>(a, j, min64(j + chunk, j_end), scratch);
 }
 
 template <class V, DType WT>
