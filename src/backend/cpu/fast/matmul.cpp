@@ -30,10 +30,11 @@ constexpr int64_t kMinWorkPerThread = 1 << 16;
 
 }  // namespace
 
-// Bounds every ISA's blocking: panel kCols (≤ 8) × k and a tile of
-// kRows (≤ 8) × kCols × lanes (≤ 16) accumulators per row tile.
+// Bounds every ISA's blocking (kRows, kCols ≤ 8, lanes ≤ 16): a panel of
+// kCols × k and the partial sums of a column chunk (matmul_tiles.h: at most
+// kAccFloats, or one column tile of (n + kRows) rows when that is larger).
 int64_t matmul_scratch_floats(int64_t n, int64_t k) {
-  return 8 * k + (n + 8) * 8 * 16;
+  return 8 * k + 32 * 1024 + (n + 8) * 8 * 16;
 }
 
 void run_matmul_cols(const MatmulArgs& a, void (*fn)(const MatmulArgs&, int64_t, int64_t, float*)) {

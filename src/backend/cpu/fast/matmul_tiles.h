@@ -26,10 +26,9 @@ struct TileArgs {
   float* y;                // y tile, rows ldy apart
   int64_t ldy;
   const float* bias;  // bias of the tile's columns, or null
-  // GEMV only: the next tile's first w row (or null). Its lines are prefetched
-  // while this tile runs: w rows are short streams the hardware prefetcher
-  // picks up late.
-  const uint8_t* prefetch = nullptr;
+  // Distance between the tile's columns in y and bias (1 but in GEMV, whose
+  // tiles take rows far apart so that each streams through memory in order).
+  int64_t ldc = 1;
 };
 
 template <class V, int R, int C, DType WT>
@@ -40,10 +39,7 @@ void tile(const TileArgs& a) {
     for (int c = 0; c < C; ++c) acc[r][c] = a.first ? V::zero() : V::load(a.acc + (r * C + c) * L);
   const int64_t full_end = a.k_begin + (a.k_end - a.k_begin) / L * L;
   int64_t k0 = a.k_begin;
-  constexpr int64_t kBytes = WT == DType::kF32 ? 4 : 2;
   for (; k0 < full_end; k0 += L) {
-    if (a.prefetch && (k0 * kBytes) % 64 == 0)
-      for (int c = 0; c < C; ++c) __builtin_prefetch(a.prefetch + (c * a.ldw + k0) * kBytes);
     typename V::T xv[R];
     for (int r = 0; r < R; ++r) xv[r] = V::load(a.x + r * a.ldx + k0);
     for (int c = 0; c < C; ++c) {
@@ -68,8 +64,8 @@ void tile(const TileArgs& a) {
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
       float s = V::hsum(acc[r][c]);
-      if (a.bias) s += a.bias[c];
-      a.y[r * a.ldy + c] = s;
+      if (a.bias) s += a.bias[c * a.ldc];
+      a.y[r * a.ldy + c * a.ldc] = s;
     }
 }
 
@@ -118,20 +114,23 @@ void convert_panel(const void* w, int64_t ldw, int cols, int64_t k0, int64_t k1,
   }
 }
 
+// GEMV: the range's rows are cut into kCols interleaved parts; tile t takes
+// rows begin + t, begin + t + q, begin + t + 2q, ... so each of its kCols
+// streams reads consecutive rows, one long sequential run the hardware
+// prefetcher follows (adjacent rows would make short streams restarting every
+// tile). Rows past kCols·q go in plain adjacent tiles.
 template <class V, DType WT>
 void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
   static constexpr TileTable<V, WT> table;
   const int64_t bytes = WT == DType::kF32 ? 4 : 2;
-  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
-    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
+  const int64_t q = (j_end - j_begin) / V::kCols;
+  auto run = [&](int64_t j, int cols, int64_t ldc) {
     for (int64_t i = 0; i < a.n; i += V::kRows) {
       const int rows = static_cast<int>(min64(V::kRows, a.n - i));
-      const uint8_t* w = static_cast<const uint8_t*>(a.w) + j * a.k * bytes;
-      const bool next_full = i == 0 && j + 2 * V::kCols <= j_end;
       TileArgs t{a.x + i * a.k,
                  a.k,
-                 w,
-                 a.k,
+                 static_cast<const uint8_t*>(a.w) + j * a.k * bytes,
+                 ldc * a.k,
                  0,
                  a.k,
                  true,
@@ -140,37 +139,46 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
                  a.y + i * a.m + j,
                  a.m,
                  a.bias ? a.bias + j : nullptr,
-                 next_full ? w + V::kCols * a.k * bytes : nullptr};
+                 ldc};
       table.fns[rows - 1][cols - 1](t);
     }
-  }
+  };
+  for (int64_t t = 0; t < q; ++t) run(j_begin + t, V::kCols, q);
+  for (int64_t j = j_begin + q * V::kCols; j < j_end; j += V::kCols)
+    run(j, static_cast<int>(min64(V::kCols, j_end - j)), 1);
 }
 
-// GEMM: per column tile, k blocks of kc (a multiple of the lane count); the
-// tile's weights are converted once per block into an f32 panel that stays in
-// L1 while every row tile of x passes over it. Partial sums wait in `acc`.
+// Floats of partial sums GEMM keeps for one chunk of columns (128 KiB: with
+// the x block it stays in L2).
+constexpr int64_t kAccFloats = 32 * 1024;
+
+// GEMM over columns [j_begin, j_end), one chunk of columns: for each k block
+// (kc, a multiple of the lane count) the x block [n, kc] stays in L2 while every
+// column tile of the chunk passes over it; a tile's weights are converted once
+// per block into an f32 panel that stays in L1 while every row tile uses it.
+// Partial sums wait in `acc` between k blocks.
 template <class V, DType WT>
-void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+void gemm_chunk(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
   static constexpr TileTable<V, DType::kF32> table;
-  constexpr int64_t L = V::kLanes;
-  const int64_t kc = k_block<V>(a.n, a.k);
+  constexpr int64_t kTileFloats = V::kRows * V::kCols * V::kLanes;
+  const int64_t kc = k_block<V>(a.n, a.k), row_tiles = (a.n + V::kRows - 1) / V::kRows;
   float* panel = scratch;                // [kCols, kc]
-  float* acc = scratch + V::kCols * kc;  // [row tiles][kRows * kCols * L]
-  const float* wf = static_cast<const float*>(a.w);
-  for (int64_t j = j_begin; j < j_end; j += V::kCols) {
-    const int cols = static_cast<int>(min64(V::kCols, j_end - j));
-    for (int64_t k0 = 0; k0 < a.k; k0 += kc) {
-      const int64_t k1 = min64(k0 + kc, a.k);
+  float* acc = scratch + V::kCols * kc;  // [column tiles][row tiles][kTileFloats]
+  for (int64_t k0 = 0; k0 < a.k; k0 += kc) {
+    const int64_t k1 = min64(k0 + kc, a.k);
+    for (int64_t j = j_begin, jt = 0; j < j_end; j += V::kCols, ++jt) {
+      const int cols = static_cast<int>(min64(V::kCols, j_end - j));
       const float* wp = panel;
       int64_t ldw = k1 - k0;
       if constexpr (WT == DType::kF32) {
-        wp = wf + j * a.k + k0;
+        wp = static_cast<const float*>(a.w) + j * a.k + k0;
         ldw = a.k;
       } else {
         convert_panel<V, WT>(a.w, a.k, cols, j * a.k + k0, j * a.k + k1, panel);
       }
       for (int64_t i = 0; i < a.n; i += V::kRows) {
         const int rows = static_cast<int>(min64(V::kRows, a.n - i));
+        float* tile_acc = acc + (jt * row_tiles + i / V::kRows) * kTileFloats;
         TileArgs t{a.x + i * a.k + k0,
                    a.k,
                    wp,
@@ -179,7 +187,7 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
                    k1 - k0,
                    k0 == 0,
                    k1 == a.k,
-                   acc + i * V::kCols * L,
+                   tile_acc,
                    a.y + i * a.m + j,
                    a.m,
                    a.bias ? a.bias + j : nullptr};
@@ -187,6 +195,14 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
       }
     }
   }
+}
+
+template <class V, DType WT>
+void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
+  const int64_t tiles = kAccFloats / ((a.n + V::kRows) * V::kCols * V::kLanes);
+  const int64_t chunk = (tiles > 1 ? tiles : 1) * V::kCols;
+  for (int64_t j = j_begin; j < j_end; j += chunk)
+    gemm_chunk<V, WT>(a, j, min64(j + chunk, j_end), scratch);
 }
 
 template <class V, DType WT>
