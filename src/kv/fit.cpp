@@ -26,7 +26,8 @@ int64_t workspace_bytes(const FitInput& in) {
   const ModelConfig& c = in.config;
   const int64_t rows = std::max<int64_t>(in.prefill_chunk_tokens, in.batch);
   const int64_t qkv = (c.n_heads + 2 * c.n_kv_heads) * c.head_dim;
-  const int64_t per_row = 4 * c.hidden_size + 2 * c.intermediate_size + qkv + c.n_heads * c.head_dim;
+  const int64_t per_row =
+      4 * c.hidden_size + 2 * c.intermediate_size + qkv + c.n_heads * c.head_dim;
   return 4 * (rows * per_row + static_cast<int64_t>(in.batch) * c.vocab_size);
 }
 
@@ -48,9 +49,8 @@ FitResult plan_fit(const FitInput& in) {
   r.max_ctx_tokens = -1;
   if (in.budget_bytes > 0) {
     const int64_t room = in.budget_bytes - in.weight_bytes - r.workspace_bytes;
-    const int64_t limit = in.config.max_position_embeddings > 0
-                              ? in.config.max_position_embeddings
-                              : int64_t{1} << 22;
+    const int64_t limit = in.config.max_position_embeddings > 0 ? in.config.max_position_embeddings
+                                                                : int64_t{1} << 22;
     // kv_bytes_at is not monotone (bf16-first drops at quant_start): scan page multiples.
     for (int64_t ctx = in.page_tokens; ctx <= limit; ctx += in.page_tokens)
       if (kv_bytes_at(in, ctx) * in.batch <= room) r.max_ctx_tokens = ctx;
