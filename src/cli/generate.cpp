@@ -1,5 +1,6 @@
 // cairn generate [--model PATH] [--max-tokens N] [--temperature T] [--top-p P]
-//                [--top-k K] [--min-p P] [--seed S] [--chat] PROMPT
+//                [--top-k K] [--min-p P] [--seed S] [--chat]
+//                [--kv-bits 4|8 --kv-group-size G --kv-quant-start N | --kv-config] PROMPT
 // Streams the completion to stdout; prompt and generation speed go to stderr.
 #include <fmt/format.h>
 
@@ -23,6 +24,8 @@ struct GenerateFlags {
   int64_t seed = -1;
   bool chat = false;
   int threads = 0;
+  KvSettings kv;
+  bool kv_config = false;
 };
 
 void print_stats(const GenerateRequest& req, const GenerateResult& res) {
@@ -42,6 +45,8 @@ void run_generate(GenerateFlags& f) {
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
   req.max_tokens = f.max_tokens;
+  req.kv = f.kv;
+  if (f.kv_config) req.kv.kv_config_path = m.model->config().path + "/kv_config.json";
   req.sampling = f.sampling;
   if (f.seed < 0) {
     req.sampling.seed = std::random_device{}();
@@ -82,6 +87,15 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "random seed (default: chosen and printed)");
   cmd->add_flag("--chat", f->chat, "wrap the prompt as one user turn of the model's chat template");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--kv-bits", f->kv.bits, "quantize the KV cache to 4 or 8 bits (0 = off)")
+      ->capture_default_str();
+  cmd->add_option("--kv-group-size", f->kv.group_size, "KV quantization group: 32, 64 or 128")
+      ->capture_default_str();
+  cmd->add_option("--kv-quant-start", f->kv.quant_start,
+                  "keep full-precision KV until the sequence holds N positions")
+      ->capture_default_str();
+  cmd->add_flag("--kv-config", f->kv_config,
+                "per-layer KV quantization from kv_config.json beside the model");
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });
 }

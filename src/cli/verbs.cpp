@@ -7,6 +7,7 @@ namespace cairn {
 
 void register_bench(CLI::App& app);
 void register_chat(CLI::App& app);
+void register_fit(CLI::App& app);
 void register_generate(CLI::App& app);
 
 void register_verbs(CLI::App& app) {
@@ -15,6 +16,7 @@ void register_verbs(CLI::App& app) {
   register_inspect(app);
   cli::register_tokenize(app);
   register_bench(app);
+  register_fit(app);
 }
 
 }  // namespace cairn

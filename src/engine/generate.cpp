@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
-#include "kv/contiguous_cache.h"
+#include "kv/paged_kv.h"
 #include "model/config.h"
 
 namespace cairn {
@@ -35,13 +35,24 @@ void check_request(const ModelConfig& cfg, const GenerateRequest& r) {
 
 // One forward step over tokens [begin, end) of `ids` at positions begin..end-1,
 // writing the last row's logits.
-void step(Model& model, ContiguousKvCache& cache, const std::vector<int32_t>& ids, int64_t begin,
-          int64_t end, Tensor& logits) {
+void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t begin, int64_t end,
+          Tensor& logits) {
   ForwardBatch batch;
   batch.tokens.assign(ids.begin() + begin, ids.begin() + end);
   for (int64_t p = begin; p < end; ++p) batch.positions.push_back(static_cast<int32_t>(p));
   batch.spans.push_back({0, 0, end - begin, true});
   model.forward(batch, cache, logits);
+}
+
+PagedKvOptions kv_options(const ModelConfig& cfg, const KvSettings& kv) {
+  PagedKvOptions o;
+  o.page_tokens = kv.page_tokens;
+  o.budget_bytes = int64_t{1} << 50;  // one sequence: pages are taken only as it grows
+  if (!kv.kv_config_path.empty())
+    o.quant = scheme_from_kv_config(cfg, kv.kv_config_path, full_store_for(cfg), kv.quant_start);
+  else
+    o.quant = uniform_scheme(cfg, kv.bits, kv.group_size, kv.quant_start);
+  return o;
 }
 
 }  // namespace
@@ -65,7 +76,7 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   std::vector<int32_t> ids = request.prompt_ids;
   int64_t n_prompt = static_cast<int64_t>(ids.size());
   int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
-  ContiguousKvCache cache(cfg, 1, limit);
+  PagedKvState cache(cfg, kv_options(cfg, request.kv));
   Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
   GenerateResult result;
 

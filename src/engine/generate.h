@@ -1,4 +1,4 @@
-// The single-sequence generation loop over a contiguous cache: prefill the
+// The single-sequence generation loop over the paged KV state: prefill the
 // prompt in chunks, then decode one token per step until a stop id, the token
 // limit or the context's end. The continuous-batching engine replaces it for
 // serving; `cairn generate` and `cairn chat` use it directly.
@@ -14,12 +14,22 @@
 
 namespace cairn {
 
+// KV storage of the loop's sequence (docs/kv.md). bits 0 keeps full precision.
+struct KvSettings {
+  int32_t bits = 0;            // 4 or 8: affine-quantized pages
+  int32_t group_size = 64;     // 32, 64 or 128 along head_dim
+  int64_t quant_start = 0;     // bf16-first: convert once the sequence holds this many positions
+  std::string kv_config_path;  // per-layer scheme (kv_config.json); overrides bits when set
+  int64_t page_tokens = 32;
+};
+
 struct GenerateRequest {
   std::vector<int32_t> prompt_ids;     // [n_prompt], BOS included when the model wants one
   int32_t max_tokens = 256;            // tokens to generate at most
   SamplingParams sampling;             // temperature 0 = greedy
   std::vector<int32_t> stop_ids;       // generation ends after emitting one of these
   int32_t prefill_chunk_tokens = 512;  // prompt rows per forward step
+  KvSettings kv;
 };
 
 enum class FinishReason { kStop, kLength, kCancelled };

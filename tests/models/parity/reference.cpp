@@ -44,8 +44,8 @@ Reference load_reference(const std::string& folder) {
   return r;
 }
 
-std::vector<float> run_span(Model& m, ContiguousKvCache& kv, int32_t slot,
-                            const std::vector<int32_t>& ids, int64_t begin, int64_t end) {
+std::vector<float> run_span(Model& m, KvView& kv, int32_t slot, const std::vector<int32_t>& ids,
+                            int64_t begin, int64_t end) {
   ForwardBatch b;
   b.tokens.assign(ids.begin() + begin, ids.begin() + end);
   for (int64_t p = begin; p < end; ++p) b.positions.push_back(static_cast<int32_t>(p));

@@ -25,8 +25,8 @@ Reference load_reference(const std::string& folder);
 
 // Runs tokens [begin, end) of `ids` (positions begin..end-1) of one slot; returns
 // the last row's logits.
-std::vector<float> run_span(Model& m, ContiguousKvCache& kv, int32_t slot,
-                            const std::vector<int32_t>& ids, int64_t begin, int64_t end);
+std::vector<float> run_span(Model& m, KvView& kv, int32_t slot, const std::vector<int32_t>& ids,
+                            int64_t begin, int64_t end);
 
 // max |a - ref[row]| over the row.
 float max_abs_diff(const std::vector<float>& a, const Tensor& ref, int64_t row);
