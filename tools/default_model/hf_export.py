@@ -72,7 +72,8 @@ def load_reference_copy(model_cls, cfg, folder, device):
 @torch.no_grad()
 def check_with_transformers(ref, folder, ids, device):
     """Loads the folder with LlamaForCausalLM (f32, eager attention) and compares its
-    logits with `ref` on `ids` [batch, seq]; raises if they differ beyond f32 noise."""
+    logits with `ref` on `ids` [batch, seq]; report["ok"] says whether they agree
+    within f32 noise."""
     from transformers import AutoTokenizer, LlamaForCausalLM
     hf = LlamaForCausalLM.from_pretrained(folder, dtype=torch.float32,
                                           attn_implementation="eager").to(device).eval()
@@ -80,12 +81,15 @@ def check_with_transformers(ref, folder, ids, device):
     b = ref(ids).float()
     diff = (a - b).abs().max().item()
     scale = b.abs().max().item()
-    tok = AutoTokenizer.from_pretrained(folder)
-    chat = tok.apply_chat_template([{"role": "user", "content": "Hi"}], tokenize=False,
-                                   add_generation_prompt=True)
     report = {"max_abs_diff": diff, "max_abs_logit": scale, "relative": diff / scale,
-              "chat_template_render": chat, "hf_tokens_for_hello": tok("Hello world")["input_ids"]}
-    assert diff <= 1e-4 * scale + 1e-5, f"transformers logits differ: {report}"
+              "ok": diff <= 1e-4 * scale + 1e-5}
+    try:  # the tokenizer files, through transformers' own loader
+        tok = AutoTokenizer.from_pretrained(folder)
+        report["chat_template_render"] = tok.apply_chat_template(
+            [{"role": "user", "content": "Hi"}], tokenize=False, add_generation_prompt=True)
+        report["hf_tokens_for_hello"] = list(tok("Hello world")["input_ids"])
+    except Exception as e:  # noqa: BLE001 (reported, not fatal: the weights check is what counts)
+        report["tokenizer_error"] = repr(e)
     return hf, report
 
 
