@@ -3,7 +3,7 @@
 # Extra arguments go to `cairn generate` (a prompt, --max-tokens, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --no-npm
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cairn-ccache}
 scripts/build.sh release cairn >/dev/null
 exec build/release/src/cli/cairn generate "$@"
