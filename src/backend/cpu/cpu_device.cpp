@@ -1,0 +1,61 @@
+// The CPU's DeviceBackend: host memory, one in-order stream that runs work as it
+// is issued, no graph capture.
+#include <unistd.h>
+
+#include <cstring>
+
+#include "backend/device.h"
+#include "core/error.h"
+
+namespace cairn {
+namespace {
+
+class CpuDevice final : public DeviceBackend {
+ public:
+  Device device() const override { return Device::cpu(); }
+  std::shared_ptr<Storage> allocate(size_t n_bytes) override { return allocate_host(n_bytes); }
+  std::shared_ptr<Storage> allocate_pinned_host(size_t n_bytes) override {
+    return allocate_host(n_bytes);
+  }
+  size_t free_bytes() const override { return pages(_SC_AVPHYS_PAGES); }
+  size_t total_bytes() const override { return pages(_SC_PHYS_PAGES); }
+
+  void copy(const Tensor& src, Tensor& dst, StreamId) override {
+    if (!(src.shape() == dst.shape()) || src.dtype() != dst.dtype() || !src.is_contiguous() ||
+        !dst.is_contiguous())
+      fail(ErrorCode::kInvalidArgument, "copy from {} to {}: shapes, dtypes or layouts differ",
+           src.describe(), dst.describe());
+    std::memmove(dst.raw(), src.raw(), src.nbytes());
+  }
+  void synchronize(StreamId) override {}
+
+  bool supports_graphs() const override { return false; }
+  void begin_capture(StreamId) override { no_graphs(); }
+  GraphId end_capture(StreamId) override { no_graphs(); }
+  void replay(GraphId, StreamId) override { no_graphs(); }
+
+ private:
+  static size_t pages(int name) {
+    long n = ::sysconf(name), size = ::sysconf(_SC_PAGESIZE);
+    return n > 0 && size > 0 ? static_cast<size_t>(n) * static_cast<size_t>(size) : 0;
+  }
+  [[noreturn]] static void no_graphs() {
+    fail(ErrorCode::kUnsupported, "the CPU backend runs eagerly and has no graph capture");
+  }
+};
+
+}  // namespace
+
+DeviceBackend& device_backend(DeviceKind kind) {
+  static CpuDevice cpu;
+  if (kind == DeviceKind::kCpu) return cpu;
+  fail(ErrorCode::kUnsupported,
+       "this build of cairn has no CUDA backend (configure with -DCAIRN_CUDA=ON)");
+}
+
+Tensor empty_on(Device device, const Shape& shape, DType dtype) {
+  size_t n_bytes = dtype_bytes(dtype, static_cast<size_t>(shape.numel()));
+  return Tensor::view_of(device_backend(device.kind).allocate(n_bytes), 0, shape, dtype);
+}
+
+}  // namespace cairn

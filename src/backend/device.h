@@ -1,0 +1,55 @@
+// What a backend offers beyond its ops, so that the layers above never name a
+// device API: memory on its device, page-locked host memory for asynchronous
+// transfers, in-order work queues (streams), copies between host and device,
+// and capture of a step's launches for replay (CUDA graphs: a decode step
+// captured once per batch-size bucket over arena memory whose addresses never
+// move). The CPU backend implements each one trivially: its memory is host
+// memory, its one stream runs work as it is issued, and it has no graphs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/tensor.h"
+
+namespace cairn {
+
+using StreamId = int32_t;  // 0 = the backend's default stream
+using GraphId = int32_t;   // a captured, replayable sequence of launches
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  virtual Device device() const = 0;
+
+  // Memory the device's kernels read and write. Error(kOutOfMemory) when it cannot.
+  virtual std::shared_ptr<Storage> allocate(size_t n_bytes) = 0;
+  // Host memory the device can copy to and from asynchronously (CPU: plain host memory).
+  virtual std::shared_ptr<Storage> allocate_pinned_host(size_t n_bytes) = 0;
+  // Bytes of device memory free now and in all (CPU: the machine's available and total RAM).
+  virtual size_t free_bytes() const = 0;
+  virtual size_t total_bytes() const = 0;
+
+  // Copies src into dst (same shape and dtype, contiguous; either may be on the
+  // host or this device), ordered after earlier work on `stream`. Returns at once
+  // on a device with asynchronous streams; synchronize() waits for it.
+  virtual void copy(const Tensor& src, Tensor& dst, StreamId stream = 0) = 0;
+  virtual void synchronize(StreamId stream = 0) = 0;
+
+  // Graph capture: launches issued on `stream` between begin and end are recorded
+  // instead of run; replay runs them again on the same memory.
+  virtual bool supports_graphs() const = 0;
+  virtual void begin_capture(StreamId stream) = 0;
+  virtual GraphId end_capture(StreamId stream) = 0;
+  virtual void replay(GraphId graph, StreamId stream) = 0;
+};
+
+// The backend of a device kind. Throws Error(kUnsupported) when cairn was built
+// without it (CUDA without -DCAIRN_CUDA=ON).
+DeviceBackend& device_backend(DeviceKind kind);
+
+// A new contiguous tensor on `device`; contents uninitialized.
+Tensor empty_on(Device device, const Shape& shape, DType dtype);
+
+}  // namespace cairn
