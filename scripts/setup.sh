@@ -30,3 +30,8 @@ if [ -f package.json ]; then
     npm ci --no-audit --no-fund --loglevel=error
   fi
 fi
+
+# llama.cpp's test vocabularies and chat templates, from the pinned npm package.
+if [ -d node_modules/node-llama-cpp ]; then
+  tools/llama_cpp_bundle.sh >/dev/null
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the Release suite, then the unit tests under
-# ASan+UBSan. Prints ctest's summary for each.
+# Builds and runs every test: the Release suite (labels unit, ops, models, slow),
+# the unit tests under ASan+UBSan, then a short run of every fuzz target.
+# Prints ctest's summary for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -10,5 +11,9 @@ jobs=$(nproc)
 scripts/build.sh release
 ctest --preset release -j "$jobs"
 
-scripts/build.sh asan
+scripts/build.sh asan unit_tests
 ctest --preset asan -j "$jobs" -L unit
+
+# Every parser's fuzz target, briefly (CAIRN_FUZZ_SECONDS each); longer runs by hand.
+scripts/build.sh fuzz fuzz_targets
+ctest --preset fuzz -L fuzz

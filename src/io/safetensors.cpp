@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -60,14 +61,13 @@ SafetensorsEntry parse_entry(const std::string& name, const nlohmann::json& v, s
   e.has_dtype = info->has_dtype;
   e.dtype = info->dtype;
   if (sh->size() > static_cast<size_t>(kMaxDims)) bad("more dimensions than cairn holds (5)");
-  // numel × element size must not overflow: bound it by the data size as we go.
-  size_t numel = 1;
+  // numel × element size must not overflow; the byte-length check below bounds it.
+  uint64_t numel = 1;
   for (const auto& d : *sh) {
     if (!d.is_number_unsigned()) bad("shape holds a value that is not a non-negative integer");
     uint64_t n = d.get<uint64_t>();
-    if (n > data_size && n != 0) bad("shape exceeds the file's data");
-    if (n != 0 && numel > data_size / n) bad("shape exceeds the file's data");
-    numel *= static_cast<size_t>(n);
+    if (n > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(numel, n, &numel))
+      bad("shape overflows");
     e.shape.push_back(static_cast<int64_t>(n));
   }
   for (const auto& o : *off)
@@ -76,10 +76,11 @@ SafetensorsEntry parse_entry(const std::string& name, const nlohmann::json& v, s
   uint64_t begin = (*off)[0].get<uint64_t>();
   uint64_t end = (*off)[1].get<uint64_t>();
   if (begin > end || end > data_size) bad("'data_offsets' lie outside the file's data");
-  if (numel > std::numeric_limits<size_t>::max() / info->elem_bytes ||
-      numel * info->elem_bytes != end - begin)
+  uint64_t need = 0;
+  if (__builtin_mul_overflow(numel, info->elem_bytes, &need)) bad("shape overflows");
+  if (need != end - begin)
     fail(ErrorCode::kBadFile, "{}: tensor '{}': shape {} of {} needs {} bytes, offsets give {}",
-         path, name, e.shape.to_string(), e.dtype_name, numel * info->elem_bytes, end - begin);
+         path, name, e.shape.to_string(), e.dtype_name, need, end - begin);
   e.offset_bytes = data_begin + static_cast<size_t>(begin);
   e.size_bytes = static_cast<size_t>(end - begin);
   return e;
@@ -132,6 +133,14 @@ Tensor SafetensorsFile::tensor(const SafetensorsEntry& e) const {
   if (!e.has_dtype)
     fail(ErrorCode::kUnsupported, "{}: tensor '{}' has dtype {}, which cairn does not load", path(),
          e.name, e.dtype_name);
+  // Kernels read elements in place: an element that straddles its natural alignment
+  // would be undefined behaviour (writers pad the header to 8 bytes, so this never hits).
+  size_t align = std::max<size_t>(1, static_cast<size_t>(dtype_bits(e.dtype)) / 8);
+  if (e.offset_bytes % align != 0)
+    fail(ErrorCode::kBadFile,
+         "{}: tensor '{}' starts at byte {}, not aligned to its {}-byte "
+         "elements (is the header unpadded?)",
+         path(), e.name, e.offset_bytes, align);
   return Tensor::view_of(borrow_mapped(file_, e.offset_bytes, e.size_bytes), 0, e.shape, e.dtype);
 }
 

@@ -32,6 +32,8 @@ std::vector<std::string> shard_names(const std::string& folder) {
     return names;
   }
   if (!fs::is_directory(folder)) fail(ErrorCode::kBadFile, "{}: not a folder", folder);
+  // As transformers: model.safetensors alone when present (other files may sit beside it).
+  if (fs::exists(fs::path(folder) / "model.safetensors")) return {"model.safetensors"};
   for (const auto& e : fs::directory_iterator(folder))
     if (e.path().extension() == ".safetensors") names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());

@@ -1,5 +1,5 @@
-// The weights of an HF model folder: one model.safetensors, or shards listed by
-// model.safetensors.index.json, or every *.safetensors in the folder. Tensors
+// The weights of an HF model folder: the shards listed by
+// model.safetensors.index.json, else model.safetensors, else every *.safetensors. Tensors
 // come back as mmap'd views in their stored dtype; lookups check shape and dtype
 // and name the file and tensor when they do not match.
 #pragma once

@@ -1,7 +1,7 @@
 // The seam between a model family and the KV state. A family's forward never
 // touches cache memory: for each attention layer it hands this batch's new
 // keys and values to the view, which stores them and computes attention over
-// each sequence's whole context. The contiguous cache (kv_contiguous.h) and the
+// each sequence's whole context. The contiguous cache (kv/contiguous_cache.h) and the
 // paged KV state (src/kv/) both implement it, so families do not change when
 // the cache layout does.
 #pragma once

@@ -65,6 +65,12 @@ void check_path(const std::string& path) {
          path);
 }
 
+void require_config(const std::string& folder) {
+  if (!fs::exists(fs::path(folder) / "config.json"))
+    fail(ErrorCode::kBadFile, "{}: not a model folder: no config.json and no llama2.c checkpoint",
+         folder);
+}
+
 }  // namespace
 
 std::vector<std::string> supported_model_types() {
@@ -77,6 +83,7 @@ ModelConfig inspect_model(const std::string& path) {
   check_path(path);
   std::string ck = find_llama2c(path);
   if (!ck.empty()) return families::llama2c_config(ck);
+  require_config(path);
   ModelConfig c = parse_hf_config(path);
   summarize(io::WeightStore::open_folder(path), c);
   return c;
@@ -89,12 +96,15 @@ std::unique_ptr<Model> load_model(const std::string& path, const LoadOptions& op
     if (opts.progress) opts.progress(fs::file_size(ck), fs::file_size(ck));
     return families::load_llama2c(ck);
   }
+  require_config(path);
   ModelConfig c = parse_hf_config(path);
   const Family& family = find_family(c);
   io::WeightStore ws = io::WeightStore::open_folder(path);
   summarize(ws, c);
   ws.set_progress(opts.progress, opts.prefault);
-  return family.load(c, ws);
+  std::unique_ptr<Model> model = family.load(c, ws);
+  if (opts.progress) opts.progress(ws.total_bytes(), ws.total_bytes());  // headers, unused tensors
+  return model;
 }
 
 }  // namespace cairn

@@ -21,11 +21,13 @@ void AddedTokens::add(AddedToken token) {
   if (token.content.empty()) return;
   const auto first = static_cast<unsigned char>(token.content[0]);
   tokens_.push_back(std::move(token));
+  // Keep the bucket ordered longest first: insert after every longer-or-equal token.
+  is_first_byte_[first] = true;
   auto& bucket = by_first_byte_[first];
-  bucket.push_back(static_cast<int>(tokens_.size() - 1));
-  std::stable_sort(bucket.begin(), bucket.end(), [&](int a, int b) {
-    return tokens_[a].content.size() > tokens_[b].content.size();
-  });
+  const size_t length = tokens_.back().content.size();
+  auto at = std::find_if(bucket.begin(), bucket.end(),
+                         [&](int other) { return tokens_[other].content.size() < length; });
+  bucket.insert(at, static_cast<int>(tokens_.size() - 1));
 }
 
 int AddedTokens::find_at(std::string_view text, size_t pos, bool parse_special) const {
@@ -51,6 +53,10 @@ void AddedTokens::split(std::string_view text, bool parse_special,
   }
   size_t text_begin = 0, pos = 0;
   while (pos < text.size()) {
+    if (!is_first_byte_[static_cast<unsigned char>(text[pos])]) {
+      ++pos;
+      continue;
+    }
     const int index = find_at(text, pos, parse_special);
     if (index < 0) {
       ++pos;

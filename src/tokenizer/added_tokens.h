@@ -39,6 +39,7 @@ class AddedTokens {
 
   std::vector<AddedToken> tokens_;
   std::array<std::vector<int>, 256> by_first_byte_;  // token indices, longest first
+  std::array<bool, 256> is_first_byte_{};
 };
 
 }  // namespace cairn::tok

@@ -17,9 +17,11 @@ BpeModel::BpeModel(const Vocab* vocab, BpeOptions options)
                                        : vocab_->find(fmt::format("<0x{:02X}>", b));
   }
   if (options_.byte_level && options_.ignore_merges) {
+    raw_pieces_.resize(vocab_->size());
     for (int32_t id = 0; id < vocab_->size(); ++id) {
-      if (vocab_->kind(id) == TokenKind::kNormal)
-        raw_ids_.try_emplace(byte_level_decode(vocab_->piece(id)), id);
+      if (vocab_->kind(id) != TokenKind::kNormal) continue;
+      raw_pieces_[id] = byte_level_decode(vocab_->piece(id));
+      raw_ids_.insert(id);
     }
   }
 }
@@ -35,14 +37,13 @@ bool BpeModel::add_merge(std::string_view left, std::string_view right) {
   merged.append(right);
   const int32_t id = vocab_->find(merged);
   if (id < 0) return false;
-  merges_.try_emplace(pair_key(left_id, right_id), Merge{rank, id});
+  merges_.insert(left_id, right_id, {rank, id});
   return true;
 }
 
 int32_t BpeModel::whole_word_id(std::string_view word) const {
   if (options_.byte_level) {
-    auto it = raw_ids_.find(std::string(word));
-    return it == raw_ids_.end() ? -1 : it->second;
+    return raw_ids_.find(word);
   }
   return vocab_->find(word);
 }
@@ -100,9 +101,8 @@ void BpeModel::merge(std::vector<Symbol>& symbols) const {
     if (left < 0) return;
     const int right = symbols[left].next;
     if (right < 0) return;
-    auto it = merges_.find(pair_key(symbols[left].id, symbols[right].id));
-    if (it != merges_.end())
-      queue.push({it->second.rank, left, symbols[left].id, symbols[right].id, it->second.id});
+    const PairIndex::Value* m = merges_.find(symbols[left].id, symbols[right].id);
+    if (m) queue.push({m->rank, left, symbols[left].id, symbols[right].id, m->id});
   };
   for (size_t i = 0; i + 1 < symbols.size(); ++i) try_add(static_cast<int>(i));
   while (!queue.empty()) {

@@ -6,8 +6,8 @@
 
 #include <array>
 #include <string>
-#include <unordered_map>
 
+#include "tokenizer/flat_index.h"
 #include "tokenizer/parts.h"
 
 namespace cairn::tok {
@@ -32,9 +32,6 @@ class BpeModel final : public Model {
   void encode(std::string_view word, std::vector<int32_t>& out) const override;
 
  private:
-  struct Merge {
-    int32_t rank, id;
-  };
   struct Symbol {
     int32_t id;
     int prev, next;
@@ -49,9 +46,10 @@ class BpeModel final : public Model {
 
   const Vocab* vocab_;
   BpeOptions options_;
-  std::unordered_map<uint64_t, Merge> merges_;
-  std::unordered_map<std::string, int32_t> raw_ids_;  // byte-level: raw bytes → id
-  std::array<int32_t, 256> byte_ids_;                 // a byte's token, -1 if none
+  PairIndex merges_;
+  std::vector<std::string> raw_pieces_;  // byte-level with ignore_merges: each id's raw bytes
+  StringIndex raw_ids_{&raw_pieces_};
+  std::array<int32_t, 256> byte_ids_;  // a byte's token, -1 if none
   int32_t n_merges_ = 0;
 };
 

@@ -87,6 +87,61 @@ void read_special_ids(const GgufFile& f, Pipeline& p) {
   if (auto t = f.find_string("tokenizer.chat_template")) p.chat_template = std::string(*t);
 }
 
+// Texts that llama.cpp treats as control tokens whatever their token_type says
+// (converters often leave them "normal"): ends of generation, then fill-in-the-middle markers.
+constexpr const char* kEndOfGeneration[] = {"<|eot_id|>",
+                                            "<|im_end|>",
+                                            "<|end|>",
+                                            "<|return|>",
+                                            "<|call|>",
+                                            "<|flush|>",
+                                            "<|calls|>",
+                                            "<end_of_turn>",
+                                            "<|endoftext|>",
+                                            "</s>",
+                                            "<|eom_id|>",
+                                            "<EOT>",
+                                            "_<EOT>",
+                                            "[EOT]",
+                                            "[EOS]",
+                                            "<|end_of_text|>",
+                                            "<end_of_utterance>",
+                                            "<eos>",
+                                            "<turn|>",
+                                            "<|tool_response>",
+                                            "<\xEF\xBD\x9C"
+                                            "end\xE2\x96\x81"
+                                            "of\xE2\x96\x81"
+                                            "sentence\xEF\xBD\x9C>",
+                                            "[e~[",
+                                            "<|fim_repo|>",
+                                            "<|repo_name|>",
+                                            "<|file_sep|>"};
+constexpr const char* kFillInTheMiddle[] = {
+    "<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>",          "<|fim_suffix|>",
+    "<fim-suffix>",   "<fim_suffix>", "<SUF>",        "<|fim_middle|>", "<fim-middle>",
+    "<fim_middle>",   "<MID>",        "<|fim_pad|>",  "<fim-pad>",      "<fim_pad>",
+    "<fim-repo>",     "<REPO>",       "<reponame>"};
+
+void mark_control_tokens(Pipeline& p) {
+  for (const char* text : kEndOfGeneration) {
+    const int32_t id = p.vocab.find(text);
+    if (id < 0) continue;
+    p.vocab.set_kind(id, TokenKind::kControl);
+    if (std::find(p.eos_ids.begin(), p.eos_ids.end(), id) == p.eos_ids.end())
+      p.eos_ids.push_back(id);
+  }
+  for (const char* text : kFillInTheMiddle) {
+    if (const int32_t id = p.vocab.find(text); id >= 0) p.vocab.set_kind(id, TokenKind::kControl);
+  }
+  // Gemma 4 ends turns with "<|tool_response>"/"<turn|>"; its "</s>" is plain text.
+  const int32_t s_id = p.vocab.find("</s>");
+  if (s_id >= 0 && p.vocab.find("<|tool_response>") >= 0) {
+    p.vocab.set_kind(s_id, TokenKind::kNormal);
+    std::erase(p.eos_ids, s_id);
+  }
+}
+
 // Control, user-defined and unknown tokens are cut out of the text first.
 void add_special_tokens(const GgufFile& f, Pipeline& p) {
   std::string name(f.find_string("general.name").value_or(""));
@@ -166,12 +221,17 @@ void setup_bpe(const GgufFile& f, Pipeline& p, const std::string& pre, const Ggu
 
 std::unique_ptr<Pipeline> load_gguf_vocab(const std::string& path) {
   const auto file = io::GgufFile::open(path);
-  const GgufFile& f = *file;
+  return load_gguf_vocab(*file);
+}
+
+std::unique_ptr<Pipeline> load_gguf_vocab(const GgufFile& f) {
+  const std::string& path = f.path();
   auto p = std::make_unique<Pipeline>();
   p->source = path;
   const std::string model(f.find_string("tokenizer.ggml.model").value_or(""));
   read_tokens(f, *p);
   read_special_ids(f, *p);
+  mark_control_tokens(*p);
   add_special_tokens(f, *p);
   bool add_bos = false;
   if (model == "llama") {

@@ -3,8 +3,13 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "tokenizer/parts.h"
+
+namespace cairn::io {
+class GgufFile;
+}
 
 namespace cairn::tok {
 
@@ -14,9 +19,13 @@ std::unique_ptr<Pipeline> load_llama2c(const std::string& path);
 
 // The vocabulary of a GGUF file (tokenizer.ggml.*).
 std::unique_ptr<Pipeline> load_gguf_vocab(const std::string& path);
+// The same from a parsed file (GgufFile::parse of bytes in memory, for fuzzing).
+std::unique_ptr<Pipeline> load_gguf_vocab(const io::GgufFile& file);
 
 // tokenizer.json; `folder` (may be empty) holds tokenizer_config.json,
 // special_tokens_map.json and generation_config.json.
 std::unique_ptr<Pipeline> load_hf(const std::string& json_path, const std::string& folder);
+// tokenizer.json text already in memory; `name` stands for the file in messages.
+std::unique_ptr<Pipeline> load_hf_text(std::string_view json_text, const std::string& name);
 
 }  // namespace cairn::tok

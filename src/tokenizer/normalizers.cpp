@@ -25,10 +25,40 @@ void ReplaceNormalizer::apply(std::string& text) const {
   text.swap(out);
 }
 
+void RegexReplaceNormalizer::apply(std::string& text) const {
+  std::vector<std::pair<uint32_t, uint32_t>> matches;
+  regex_->find_all(text, 0, static_cast<uint32_t>(text.size()), matches);
+  if (matches.empty()) return;
+  std::string out;
+  uint32_t pos = 0;
+  for (auto [begin, end] : matches) {
+    out.append(text, pos, begin - pos);
+    out.append(to_);
+    pos = end;
+  }
+  out.append(text, pos, std::string::npos);
+  text.swap(out);
+}
+
+namespace {
+
+// Normalizes one piece of valid UTF-8 with utf8proc.
+void append_normalized(std::string_view piece, int options, std::string& out) {
+  utf8proc_uint8_t* result = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(piece.data()),
+                              static_cast<utf8proc_ssize_t>(piece.size()), &result,
+                              static_cast<utf8proc_option_t>(options));
+  if (n >= 0 && result) {
+    out.append(reinterpret_cast<const char*>(result), static_cast<size_t>(n));
+  } else {
+    out.append(piece);
+  }
+  std::free(result);
+}
+
+}  // namespace
+
 void UnicodeNormalizer::apply(std::string& text) const {
-  bool ascii = true;
-  for (char c : text) ascii &= static_cast<unsigned char>(c) < 0x80;
-  if (ascii) return;  // every form leaves ASCII unchanged
   if (!is_valid_utf8(text)) {
     std::string repaired;
     append_utf8_lossy(text, true, repaired);
@@ -49,12 +79,28 @@ void UnicodeNormalizer::apply(std::string& text) const {
       options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
       break;
   }
-  utf8proc_uint8_t* result = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                              static_cast<utf8proc_ssize_t>(text.size()), &result,
-                              static_cast<utf8proc_option_t>(options));
-  if (n >= 0 && result) text.assign(reinterpret_cast<const char*>(result), static_cast<size_t>(n));
-  std::free(result);
+  // ASCII is left alone by every form and never combines with what precedes it,
+  // so only runs of non-ASCII (with the one character before, a possible base)
+  // go through utf8proc.
+  std::string out;
+  size_t copied = 0, pos = 0;
+  while (pos < text.size()) {
+    if (static_cast<unsigned char>(text[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
+    size_t begin = pos;
+    if (begin > copied) --begin;  // the ASCII character before: a possible base
+    size_t end = pos;
+    while (end < text.size() && static_cast<unsigned char>(text[end]) >= 0x80) ++end;
+    if (out.empty()) out.reserve(text.size() + 16);
+    out.append(text, copied, begin - copied);
+    append_normalized(std::string_view(text).substr(begin, end - begin), options, out);
+    copied = pos = end;
+  }
+  if (copied == 0) return;  // pure ASCII
+  out.append(text, copied, std::string::npos);
+  text.swap(out);
 }
 
 void LowercaseNormalizer::apply(std::string& text) const {

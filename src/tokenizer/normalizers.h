@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tokenizer/parts.h"
+#include "tokenizer/regex.h"
 
 namespace cairn::tok {
 
@@ -28,6 +29,18 @@ class ReplaceNormalizer final : public Normalizer {
 
  private:
   std::string from_, to_;
+};
+
+// Replaces every match of a regex.
+class RegexReplaceNormalizer final : public Normalizer {
+ public:
+  RegexReplaceNormalizer(std::unique_ptr<Regex> regex, std::string to)
+      : regex_(std::move(regex)), to_(std::move(to)) {}
+  void apply(std::string& text) const override;
+
+ private:
+  std::unique_ptr<Regex> regex_;
+  std::string to_;
 };
 
 enum class UnicodeForm { kNfc, kNfd, kNfkc, kNfkd };

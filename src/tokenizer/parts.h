@@ -58,8 +58,9 @@ struct DecodeTable {
 
 struct Pipeline {
   Vocab vocab;
-  AddedTokens added;
-  std::unique_ptr<Normalizer> normalizer;       // may be null
+  AddedTokens added;                       // matched in the raw text
+  AddedTokens added_normalized;            // HF "normalized": true, matched after normalization
+  std::unique_ptr<Normalizer> normalizer;  // may be null
   std::unique_ptr<PreTokenizer> pre_tokenizer;  // may be null: the segment is one word
   std::unique_ptr<Model> model;
   std::unique_ptr<PostProcessor> post_processor;  // may be null

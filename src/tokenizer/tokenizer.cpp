@@ -3,17 +3,17 @@
 #include "core/error.h"
 #include "tokenizer/parts.h"
 #include "tokenizer/utf8.h"
+#include "tokenizer/word_cache.h"
 
 namespace cairn::tok {
 namespace {
 
-constexpr size_t kMaxCachedWordBytes = 64;
-constexpr size_t kMaxCacheEntries = 1 << 18;
 const std::string kEmpty;
 
 }  // namespace
 
-Tokenizer::Tokenizer(std::unique_ptr<Pipeline> pipeline) : p_(std::move(pipeline)) {
+Tokenizer::Tokenizer(std::unique_ptr<Pipeline> pipeline)
+    : p_(std::move(pipeline)), cache_(std::make_unique<WordCache>()) {
   CAIRN_CHECK(p_ && p_->model, "a tokenizer needs a model");
   if (p_->decode.token_bytes.size() < static_cast<size_t>(p_->vocab.size()))
     p_->decode.token_bytes.resize(p_->vocab.size());
@@ -22,25 +22,10 @@ Tokenizer::Tokenizer(std::unique_ptr<Pipeline> pipeline) : p_(std::move(pipeline
 Tokenizer::~Tokenizer() = default;
 
 void Tokenizer::encode_word(std::string_view word, std::vector<int32_t>& out) const {
-  if (word.size() > kMaxCachedWordBytes) {
-    p_->model->encode(word, out);
-    return;
-  }
-  const std::string key(word);
-  {
-    std::lock_guard lock(cache_mutex_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
-      return;
-    }
-  }
+  if (cache_->lookup(word, out)) return;
   const size_t start = out.size();
   p_->model->encode(word, out);
-  std::lock_guard lock(cache_mutex_);
-  if (cache_.size() >= kMaxCacheEntries) cache_.clear();
-  cache_.emplace(key,
-                 std::vector<int32_t>(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()));
+  cache_->insert(word, out.data() + start, out.size() - start);
 }
 
 void Tokenizer::encode_text(std::string_view text, bool first_segment,
@@ -50,6 +35,25 @@ void Tokenizer::encode_text(std::string_view text, bool first_segment,
   words.first_segment = first_segment;
   if (p_->normalizer) p_->normalizer->apply(words.text);
   if (words.text.empty()) return;
+  if (!p_->added_normalized.empty()) {
+    std::vector<Segment> segments;
+    p_->added_normalized.split(words.text, true, segments);
+    if (segments.size() != 1 || segments[0].id >= 0) {
+      for (const Segment& s : segments) {
+        if (s.id >= 0) {
+          out.push_back(s.id);
+        } else {
+          Words part{std::string(s.text), {}, first_segment && s.text.data() == words.text.data()};
+          pre_tokenize_and_encode(part, out);
+        }
+      }
+      return;
+    }
+  }
+  pre_tokenize_and_encode(words, out);
+}
+
+void Tokenizer::pre_tokenize_and_encode(Words& words, std::vector<int32_t>& out) const {
   words.spans.push_back({0, static_cast<uint32_t>(words.text.size())});
   if (p_->pre_tokenizer) p_->pre_tokenizer->apply(words);
   const std::string_view all = words.text;

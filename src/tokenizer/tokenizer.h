@@ -9,16 +9,16 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace cairn::tok {
 
 struct Pipeline;
+struct Words;
+class WordCache;
 
 struct EncodeOptions {
   bool add_bos = false;        // prepend BOS (if the vocabulary has one and it is not there)
@@ -58,12 +58,11 @@ class Tokenizer {
 
  private:
   void encode_text(std::string_view text, bool first_segment, std::vector<int32_t>& out) const;
+  void pre_tokenize_and_encode(Words& words, std::vector<int32_t>& out) const;
   void encode_word(std::string_view word, std::vector<int32_t>& out) const;
 
   std::unique_ptr<Pipeline> p_;
-  // Per-word cache: pre-tokenized words repeat; guarded by cache_mutex_.
-  mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;
+  std::unique_ptr<WordCache> cache_;  // pre-tokenized words repeat
 };
 
 // Loads a model folder (tokenizer.json [+ tokenizer_config.json,

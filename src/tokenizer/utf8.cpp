@@ -72,27 +72,34 @@ uint32_t next_code_point(std::string_view text, size_t& pos) {
 }
 
 size_t append_utf8_lossy(std::string_view bytes, bool final, std::string& out) {
-  size_t pos = 0;
+  size_t pos = 0, run_begin = 0;  // [run_begin, pos) is valid and not yet copied
   while (pos < bytes.size()) {
+    if (static_cast<uint8_t>(bytes[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
     const int r = utf8_scan(bytes, pos);
     if (r > 0) {
-      out.append(bytes.data() + pos, static_cast<size_t>(r));
       pos += static_cast<size_t>(r);
-    } else if (r < 0) {
-      out.append(kReplacementChar);
-      pos += static_cast<size_t>(-r);
-    } else {
-      if (!final) return pos;  // hold back an incomplete character
-      out.append(kReplacementChar);
-      pos = bytes.size();
+      continue;
     }
+    out.append(bytes.data() + run_begin, pos - run_begin);
+    if (r == 0 && !final) return pos;  // hold back an incomplete character
+    out.append(kReplacementChar);
+    pos += r == 0 ? bytes.size() - pos : static_cast<size_t>(-r);
+    run_begin = pos;
   }
+  out.append(bytes.data() + run_begin, pos - run_begin);
   return pos;
 }
 
 bool is_valid_utf8(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
+    if (static_cast<uint8_t>(text[pos]) < 0x80) {
+      ++pos;
+      continue;
+    }
     const int r = utf8_scan(text, pos);
     if (r <= 0) return false;
     pos += static_cast<size_t>(r);

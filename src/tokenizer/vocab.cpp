@@ -10,8 +10,8 @@ void Vocab::resize(size_t n_tokens) {
 
 void Vocab::set(int32_t id, std::string piece, float score, TokenKind kind) {
   if (static_cast<size_t>(id) >= pieces_.size()) resize(static_cast<size_t>(id) + 1);
-  ids_.try_emplace(piece, id);
   pieces_[id] = std::move(piece);
+  ids_.insert(id);
   scores_[id] = score;
   kinds_[id] = kind;
 }
@@ -23,8 +23,7 @@ int32_t Vocab::add(std::string piece, float score, TokenKind kind) {
 }
 
 int32_t Vocab::find(std::string_view piece) const {
-  auto it = ids_.find(piece);
-  return it == ids_.end() ? -1 : it->second;
+  return ids_.find(piece);
 }
 
 }  // namespace cairn::tok

@@ -6,8 +6,9 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "tokenizer/flat_index.h"
 
 namespace cairn::tok {
 
@@ -27,9 +28,13 @@ struct StringHash {
 
 class Vocab {
  public:
+  Vocab() = default;
+  Vocab(const Vocab&) = delete;  // ids_ points into pieces_
+  Vocab& operator=(const Vocab&) = delete;
   // Grows the table to n_tokens entries (new ones empty, kind kUnused).
   void resize(size_t n_tokens);
   // Sets entry id (growing the table if needed); the first id set for a piece wins lookups.
+  // Setting an id again with another piece leaves the old piece unfindable.
   void set(int32_t id, std::string piece, float score, TokenKind kind);
   int32_t add(std::string piece, float score, TokenKind kind);
 
@@ -45,7 +50,7 @@ class Vocab {
   std::vector<std::string> pieces_;
   std::vector<float> scores_;
   std::vector<TokenKind> kinds_;
-  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> ids_;
+  StringIndex ids_{&pieces_};
 };
 
 }  // namespace cairn::tok

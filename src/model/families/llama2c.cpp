@@ -29,8 +29,11 @@ ModelConfig config_from_header(const io::Llama2cCheckpoint& ck) {
   c.layer_window.assign(static_cast<size_t>(h.n_layers), 0);
   c.bos_token_id = 1;
   c.eos_token_ids = {2};
-  c.weights.n_params = static_cast<int64_t>(ck.file_bytes - 28) / 4;
-  c.weights.bytes_by_dtype["F32"] = static_cast<int64_t>(ck.file_bytes - 28);
+  for (const Tensor* t : {&ck.token_embedding, &ck.rms_att, &ck.wq, &ck.wk, &ck.wv, &ck.wo,
+                          &ck.rms_ffn, &ck.w1, &ck.w2, &ck.w3, &ck.rms_final})
+    c.weights.n_params += t->numel();
+  if (!h.shared_classifier) c.weights.n_params += ck.classifier.numel();
+  c.weights.bytes_by_dtype["F32"] = c.weights.n_params * 4;  // the legacy rope tables aside
   c.weights.total_bytes = static_cast<int64_t>(ck.file_bytes);
   return c;
 }

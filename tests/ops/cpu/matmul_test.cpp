@@ -58,6 +58,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(1, 7, 33, 129, 1000), ::testing::Values(1, 3, 17),
                        ::testing::Values(DType::kF32, DType::kBF16, DType::kF16)));
 
+TEST(MatmulFast, EmptyReductionGivesBias) {
+  for (int64_t n : {1, 5}) {
+    Tensor x = Tensor::empty({n, 0}, DType::kF32), w = Tensor::empty({3, 0}, DType::kBF16);
+    Tensor bias = random_tensor({3}, DType::kF32, 1);
+    Tensor y = random_tensor({n, 3}, DType::kF32, 2);
+    ops::matmul(x, w, &bias, y);
+    for (int64_t i = 0; i < n * 3; ++i) EXPECT_EQ(y.data<float>()[i], bias.data<float>()[i % 3]);
+  }
+}
+
 // Every kernel the processor can run equals its portable emulation bit for bit.
 TEST(MatmulKernels, VectorKernelsEqualTheirLaneEmulation) {
   const ops::cpu::Isa have = ops::cpu::detected_isa();

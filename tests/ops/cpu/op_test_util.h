@@ -63,3 +63,23 @@ inline bool bit_equal(const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace cairn::test
+
+#include "backend/cpu/cpu_backend.h"
+
+namespace cairn::test {
+
+// Every ISA this processor can run, lowest first.
+inline std::vector<ops::cpu::Isa> available_isas() {
+  std::vector<ops::cpu::Isa> out;
+  for (auto isa : {ops::cpu::Isa::kScalar, ops::cpu::Isa::kAvx2, ops::cpu::Isa::kAvx512})
+    if (static_cast<int>(isa) <= static_cast<int>(ops::cpu::detected_isa())) out.push_back(isa);
+  return out;
+}
+
+// Sets the active ISA for a scope, restoring the detected one after.
+struct IsaScope {
+  explicit IsaScope(ops::cpu::Isa isa) { ops::cpu::set_active_isa(isa); }
+  ~IsaScope() { ops::cpu::set_active_isa(ops::cpu::detected_isa()); }
+};
+
+}  // namespace cairn::test

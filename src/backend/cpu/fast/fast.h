@@ -14,6 +14,20 @@ namespace cairn::ops::fast {
 void fill_table(OpTable& t);
 
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
+void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y);
+void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y);
+void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Tensor& y);
+void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p);
+void attention(const Tensor& q, const Tensor& k, const Tensor& v,
+               std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
+               const AttentionParams& p, Tensor& out);
+void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out);
+void add(const Tensor& a, const Tensor& b, Tensor& y);
+void scale(Tensor& x, float s);
+void softcap(Tensor& x, float cap);
+void softmax(const Tensor& x, Tensor& y);
+void log_softmax(const Tensor& x, Tensor& y);
+void convert(const Tensor& src, Tensor& dst);
 
 // Runs fn over column ranges of y on the global pool (tests call it with a
 // specific kernel to compare ISAs).

@@ -4,6 +4,18 @@ namespace cairn::ops::fast {
 
 void fill_table(OpTable& t) {
   t.matmul = matmul;
+  t.embedding = embedding;
+  t.rms_norm = rms_norm;
+  t.layer_norm = layer_norm;
+  t.rope = rope;
+  t.attention = attention;
+  t.gated_activation = gated_activation;
+  t.add = add;
+  t.scale = scale;
+  t.softcap = softcap;
+  t.softmax = softmax;
+  t.log_softmax = log_softmax;
+  t.convert = convert;
 }
 
 }  // namespace cairn::ops::fast

@@ -45,3 +45,43 @@ double fma_peak_avx2(int64_t iters);
 double fma_peak_avx512(int64_t iters);
 
 }  // namespace cairn::ops::fast
+
+#include "backend/ops.h"
+
+namespace cairn::ops::fast {
+
+// Row-level kernels of one ISA; the op files loop over rows (and threads) and
+// call these. n counts elements; buffers are contiguous; y may alias x.
+struct RowKernels {
+  // Σ x[i] w[i] in the lane order of the matmul (kernels.h above).
+  float (*dot)(const float* x, const void* w, DType w_dtype, int64_t n);
+  // y[i] = a * v[i] + y[i] (fused).
+  void (*axpy)(float a, const void* v, DType v_dtype, float* y, int64_t n);
+  void (*scale)(const float* x, float s, float* y, int64_t n);  // y = x * s
+  void (*add)(const float* a, const float* b, float* y, int64_t n);
+  void (*sub)(const float* x, float s, float* y, int64_t n);  // y = x - s
+  float (*sum)(const float* x, int64_t n);
+  float (*sum_sq_diff)(const float* x, float c, int64_t n);  // Σ (x - c)²
+  float (*max)(const float* x, int64_t n);
+  // y = (x - mean) * inv * w (+ b when b is not null).
+  void (*normalize)(const float* x, float mean, float inv, const float* w, const float* b, float* y,
+                    int64_t n);
+  // y = exp(x - shift); returns Σ y (summed in lane order).
+  float (*exp_sum)(const float* x, float shift, float* y, int64_t n);
+  void (*gated)(const float* g, const float* u, Activation act, float* y, int64_t n);
+  void (*softcap)(float* x, float cap, int64_t n);  // x = cap * tanh(x / cap)
+  // dst = src converted (f32/bf16/f16, nearest even).
+  void (*convert)(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n);
+  // (a, b) = (a c - b s, b c + a s) elementwise: the two halves of half-split rope.
+  void (*rotate)(float* a, float* b, const float* cos, const float* sin, int64_t n);
+  // The same on pairs (x[2i], x[2i + 1]): interleaved rope.
+  void (*rotate_pairs)(float* x, const float* cos, const float* sin, int64_t n_pairs);
+};
+
+const RowKernels& row_kernels_scalar();
+const RowKernels& row_kernels_avx2();
+const RowKernels& row_kernels_avx512();
+// The kernels of cpu::active_isa().
+const RowKernels& row_kernels();
+
+}  // namespace cairn::ops::fast

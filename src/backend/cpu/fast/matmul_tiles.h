@@ -26,6 +26,10 @@ struct TileArgs {
   float* y;                // y tile, rows ldy apart
   int64_t ldy;
   const float* bias;  // bias of the tile's columns, or null
+  // GEMV only: the next tile's first w row (or null). Its lines are prefetched
+  // while this tile runs: w rows are short streams the hardware prefetcher
+  // picks up late.
+  const uint8_t* prefetch = nullptr;
 };
 
 template <class V, int R, int C, DType WT>
@@ -36,7 +40,10 @@ void tile(const TileArgs& a) {
     for (int c = 0; c < C; ++c) acc[r][c] = a.first ? V::zero() : V::load(a.acc + (r * C + c) * L);
   const int64_t full_end = a.k_begin + (a.k_end - a.k_begin) / L * L;
   int64_t k0 = a.k_begin;
+  constexpr int64_t kBytes = WT == DType::kF32 ? 4 : 2;
   for (; k0 < full_end; k0 += L) {
+    if (a.prefetch && (k0 * kBytes) % 64 == 0)
+      for (int c = 0; c < C; ++c) __builtin_prefetch(a.prefetch + (c * a.ldw + k0) * kBytes);
     typename V::T xv[R];
     for (int r = 0; r < R; ++r) xv[r] = V::load(a.x + r * a.ldx + k0);
     for (int c = 0; c < C; ++c) {
@@ -119,9 +126,11 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
     const int cols = static_cast<int>(min64(V::kCols, j_end - j));
     for (int64_t i = 0; i < a.n; i += V::kRows) {
       const int rows = static_cast<int>(min64(V::kRows, a.n - i));
+      const uint8_t* w = static_cast<const uint8_t*>(a.w) + j * a.k * bytes;
+      const bool next_full = i == 0 && j + 2 * V::kCols <= j_end;
       TileArgs t{a.x + i * a.k,
                  a.k,
-                 static_cast<const uint8_t*>(a.w) + j * a.k * bytes,
+                 w,
                  a.k,
                  0,
                  a.k,
@@ -130,7 +139,8 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
                  nullptr,
                  a.y + i * a.m + j,
                  a.m,
-                 a.bias ? a.bias + j : nullptr};
+                 a.bias ? a.bias + j : nullptr,
+                 next_full ? w + V::kCols * a.k * bytes : nullptr};
       table.fns[rows - 1][cols - 1](t);
     }
   }
@@ -181,7 +191,7 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
 
 template <class V, DType WT>
 void matmul_cols_for(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
-  if (a.n < kGemvRows)
+  if (a.n < kGemvRows || a.k == 0)
     gemv_cols<V, WT>(a, j_begin, j_end);
   else
     gemm_cols<V, WT>(a, j_begin, j_end, scratch);

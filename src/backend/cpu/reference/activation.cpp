@@ -8,11 +8,13 @@ float silu(float g) {
   return static_cast<float>(g / (1.0 + std::exp(-static_cast<double>(g))));
 }
 
-// 0.5 g (1 + tanh(√(2/π) (g + 0.044715 g³))), as HF's gelu_pytorch_tanh.
+// 0.5 g (1 + tanh u), u = √(2/π) (g + 0.044715 g³), as HF's gelu_pytorch_tanh;
+// computed as g / (1 + e^{-2u}), the same value without the cancellation of
+// 1 + tanh u for very negative g.
 float gelu_tanh(float g) {
   const double x = g;
-  const double kSqrt2OverPi = 0.7978845608028654;
-  return static_cast<float>(0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x))));
+  const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  return static_cast<float>(x / (1.0 + std::exp(-2.0 * u)));
 }
 
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {
