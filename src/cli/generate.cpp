@@ -94,6 +94,8 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--kv-quant-start", f->kv.quant_start,
                   "keep full-precision KV until the sequence holds N positions")
       ->capture_default_str();
+  cmd->add_option("--kv-dtype", f->kv.dtype, "full-precision KV store: f32, bf16, f16 or model")
+      ->capture_default_str();
   cmd->add_flag("--kv-config", f->kv_config,
                 "per-layer KV quantization from kv_config.json beside the model");
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();

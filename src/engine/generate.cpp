@@ -48,8 +48,17 @@ PagedKvOptions kv_options(const ModelConfig& cfg, const KvSettings& kv) {
   PagedKvOptions o;
   o.page_tokens = kv.page_tokens;
   o.budget_bytes = int64_t{1} << 50;  // one sequence: pages are taken only as it grows
+  if (kv.dtype == "model")
+    o.full_store = full_store_for(cfg);
+  else if (kv.dtype == "f32" || kv.dtype == "bf16" || kv.dtype == "f16")
+    o.full_store = kv.dtype == "f32"    ? KvStore::kF32
+                   : kv.dtype == "bf16" ? KvStore::kBF16
+                                        : KvStore::kF16;
+  else
+    fail(ErrorCode::kInvalidArgument, "kv dtype '{}' (f32, bf16, f16 or model)", kv.dtype);
+  const KvStore full = *o.full_store;
   if (!kv.kv_config_path.empty())
-    o.quant = scheme_from_kv_config(cfg, kv.kv_config_path, full_store_for(cfg), kv.quant_start);
+    o.quant = scheme_from_kv_config(cfg, kv.kv_config_path, full, kv.quant_start);
   else
     o.quant = uniform_scheme(cfg, kv.bits, kv.group_size, kv.quant_start);
   return o;

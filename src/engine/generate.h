@@ -21,6 +21,9 @@ struct KvSettings {
   int64_t quant_start = 0;     // bf16-first: convert once the sequence holds this many positions
   std::string kv_config_path;  // per-layer scheme (kv_config.json); overrides bits when set
   int64_t page_tokens = 32;
+  // Full-precision store: "model" (its torch_dtype when bf16/f16, else f32),
+  // "f32" (what float32 references hold), "bf16" or "f16".
+  std::string dtype = "model";
 };
 
 struct GenerateRequest {

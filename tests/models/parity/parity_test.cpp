@@ -1,9 +1,10 @@
 // Every family's logits against transformers' (tools/make_fixtures.py), through
 // the contiguous KV cache and the paged KV state (pages of 16 positions, K/V
 // stored in f32 as the fixtures' float32 compute holds them; bf16 storage costs
-// ~0.5% of the largest logit and flips a near-tie greedy step of qwen3/bf16), with the prompt fed whole, in chunks of 7, one token at a
-// time, and as one ragged batch of two sequences; then 16 greedy steps. And the
-// paged state in f32 reads bit for bit like the contiguous cache.
+// ~0.5% of the largest logit and flips a near-tie greedy step of qwen3/bf16),
+// with the prompt fed whole, in chunks of 7, one token at a time, and as one ragged batch of two
+// sequences; then 16 greedy steps. And the paged state in f32 reads bit for bit like the contiguous
+// cache.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -169,7 +170,8 @@ TEST_P(ParityTest, ChunkingAndBatchingAreBitwiseInvariant) {
   int64_t n = static_cast<int64_t>(p.size());
   std::vector<std::vector<float>> lasts;
   for (int64_t chunk : {n, int64_t{7}, int64_t{1}}) {
-    ContiguousKvCache kv(model_->config(), 1, 128);
+    Cache cache = make_cache(model_->config(), GetParam().paged, 1);
+    KvView& kv = *cache.view;
     std::vector<float> last;
     for (int64_t b = 0; b < n; b += chunk)
       last = run_span(*model_, kv, 0, p, b, std::min(n, b + chunk));
@@ -178,7 +180,8 @@ TEST_P(ParityTest, ChunkingAndBatchingAreBitwiseInvariant) {
   EXPECT_EQ(lasts[0], lasts[1]) << "whole vs chunks of 7";
   EXPECT_EQ(lasts[0], lasts[2]) << "whole vs one token at a time";
 
-  ContiguousKvCache kv(model_->config(), 2, 128);  // beside another sequence
+  Cache cache = make_cache(model_->config(), GetParam().paged, 2);  // beside another sequence
+  KvView& kv = *cache.view;
   ForwardBatch b;
   b.tokens.assign(p.begin(), p.begin() + 9);
   b.tokens.insert(b.tokens.end(), p.begin(), p.end());
