@@ -9,6 +9,7 @@
 
 #include "cli/loaded_model.h"
 #include "cli/prompt_ids.h"
+#include "cli/sampling_flags.h"
 #include "cli/verbs.h"
 #include "engine/generate.h"
 
@@ -80,12 +81,7 @@ void register_chat(CLI::App& app) {
   cmd->add_option("--system", f->system, "a system message opening the conversation");
   cmd->add_option("--max-tokens,-n", f->max_tokens, "tokens per reply at most")
       ->capture_default_str();
-  cmd->add_option("--temperature,--temp", f->sampling.temperature, "0 = greedy")
-      ->capture_default_str();
-  cmd->add_option("--top-p", f->sampling.top_p, "nucleus sampling mass, (0, 1]")
-      ->capture_default_str();
-  cmd->add_option("--top-k", f->sampling.top_k, "keep the k most likely tokens (0 = off)")
-      ->capture_default_str();
+  add_sampling_flags(*cmd, f->sampling);
   cmd->add_option("--seed", f->seed, "random seed (default: chosen)");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   cmd->callback([f] { run_chat(*f); });

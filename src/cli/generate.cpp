@@ -9,6 +9,7 @@
 
 #include "cli/loaded_model.h"
 #include "cli/prompt_ids.h"
+#include "cli/sampling_flags.h"
 #include "cli/verbs.h"
 #include "engine/generate.h"
 #include "model/config.h"
@@ -76,14 +77,7 @@ void register_generate(CLI::App& app) {
                   "model folder or llama2.c checkpoint (default model if omitted)");
   cmd->add_option("--max-tokens,-n", f->max_tokens, "tokens to generate at most")
       ->capture_default_str();
-  cmd->add_option("--temperature,--temp", f->sampling.temperature, "0 = greedy")
-      ->capture_default_str();
-  cmd->add_option("--top-p", f->sampling.top_p, "nucleus sampling mass, (0, 1]")
-      ->capture_default_str();
-  cmd->add_option("--top-k", f->sampling.top_k, "keep the k most likely tokens (0 = off)")
-      ->capture_default_str();
-  cmd->add_option("--min-p", f->sampling.min_p, "drop tokens below min_p × the top probability")
-      ->capture_default_str();
+  add_sampling_flags(*cmd, f->sampling);
   cmd->add_option("--seed", f->seed, "random seed (default: chosen and printed)");
   cmd->add_flag("--chat", f->chat, "wrap the prompt as one user turn of the model's chat template");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();

@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "tokenizer/chat_template.h"
 #include "model/config.h"
+#include "tokenizer/chat_template.h"
 
 namespace cairn {
 
@@ -33,8 +33,8 @@ std::string render_chat(const tok::Tokenizer& tok, const ChatInputs& inputs) {
 
 }  // namespace
 
-std::vector<int32_t> chat_prompt_ids(const tok::Tokenizer& tok,
-                                     const std::vector<std::pair<std::string, std::string>>& turns) {
+std::vector<int32_t> chat_prompt_ids(
+    const tok::Tokenizer& tok, const std::vector<std::pair<std::string, std::string>>& turns) {
   ChatInputs inputs;
   for (const auto& [role, content] : turns)
     inputs.messages.push_back({{"role", role}, {"content", content}});

@@ -38,13 +38,20 @@ std::string header_json(const std::vector<SafetensorsEntry>& tensors,
 
 const char* safetensors_dtype_name(DType t) {
   switch (t) {
-    case DType::kF32: return "F32";
-    case DType::kBF16: return "BF16";
-    case DType::kF16: return "F16";
-    case DType::kI8: return "I8";
-    case DType::kU8: return "U8";
-    case DType::kI32: return "I32";
-    default: fail(ErrorCode::kUnsupported, "safetensors cannot store dtype {}", dtype_name(t));
+    case DType::kF32:
+      return "F32";
+    case DType::kBF16:
+      return "BF16";
+    case DType::kF16:
+      return "F16";
+    case DType::kI8:
+      return "I8";
+    case DType::kU8:
+      return "U8";
+    case DType::kI32:
+      return "I32";
+    default:
+      fail(ErrorCode::kUnsupported, "safetensors cannot store dtype {}", dtype_name(t));
   }
 }
 
