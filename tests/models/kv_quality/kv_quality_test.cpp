@@ -81,6 +81,13 @@ void report(const std::string& name, const std::string& path, std::vector<int32_
     std::printf("| %s | %d | %d | %ld | %ld | %.6f |\n", name.c_str(), s.bits, s.group,
                 static_cast<long>(s.start), static_cast<long>(n), kl);
     EXPECT_TRUE(std::isfinite(kl) && kl >= -1e-9) << name;
+    // The targets, where the model's head_dim allows their group size.
+    if (s.bits == 8 && s.start == 0) {
+      EXPECT_LE(kl, 0.005) << name << " 8-bit g" << s.group;
+    }
+    if (s.bits == 4 && s.group == 64 && s.start == 0) {
+      EXPECT_LE(kl, 0.05) << name << " 4-bit g64";
+    }
   }
 }
 
@@ -92,6 +99,8 @@ TEST(KvQuality, KlTable) {
     report(std::string(f), dir, {1, 5, 9, 13});
   }
   report("stories260K", std::string(CAIRN_SHARED_DIR) + "/models/stories260K", {1});
+  // The default model: a trained model with head_dim 64, so g32 and g64 run as shipped.
+  report("default", std::string(CAIRN_SOURCE_DIR) + "/models/default", {0});
 }
 
 }  // namespace
