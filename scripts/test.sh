@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cairn-ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}  # clones in other folders share cache entries
 jobs=$(nproc)
 
 scripts/build.sh release
