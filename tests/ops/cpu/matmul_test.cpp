@@ -19,19 +19,6 @@ using test::max_rel_error;
 using test::random_tensor;
 using test::to_vector;
 
-ops::fast::MatmulArgs args_of(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
-  ops::fast::MatmulArgs a;
-  a.x = x.data<float>();
-  a.w = w.raw();
-  a.w_dtype = w.dtype();
-  a.bias = bias ? bias->data<float>() : nullptr;
-  a.y = y.data<float>();
-  a.n = x.dim(0);
-  a.k = x.dim(1);
-  a.m = w.dim(0);
-  return a;
-}
-
 // (k, n, w dtype)
 class MatmulFast : public ::testing::TestWithParam<std::tuple<int64_t, int64_t, DType>> {};
 
@@ -78,14 +65,18 @@ TEST(MatmulKernels, VectorKernelsEqualTheirLaneEmulation) {
       Tensor bias = random_tensor({37}, DType::kF32, 9);
       Tensor y8 = Tensor::empty({n, 37}, DType::kF32), y16 = Tensor::empty({n, 37}, DType::kF32);
       Tensor y = Tensor::empty({n, 37}, DType::kF32);
-      ops::fast::run_matmul_cols(args_of(x, w, &bias, y8), ops::fast::matmul_cols_scalar);
-      ops::fast::run_matmul_cols(args_of(x, w, &bias, y16), ops::fast::matmul_cols_scalar16);
+      ops::fast::run_matmul_cols(ops::fast::matmul_args(x, w, &bias, y8),
+                                 ops::fast::matmul_cols_scalar);
+      ops::fast::run_matmul_cols(ops::fast::matmul_args(x, w, &bias, y16),
+                                 ops::fast::matmul_cols_scalar16);
       if (have >= ops::cpu::Isa::kAvx2) {
-        ops::fast::run_matmul_cols(args_of(x, w, &bias, y), ops::fast::matmul_cols_avx2);
+        ops::fast::run_matmul_cols(ops::fast::matmul_args(x, w, &bias, y),
+                                   ops::fast::matmul_cols_avx2);
         EXPECT_TRUE(bit_equal(y, y8)) << "avx2 " << dtype_name(dt) << " n " << n;
       }
       if (have >= ops::cpu::Isa::kAvx512) {
-        ops::fast::run_matmul_cols(args_of(x, w, &bias, y), ops::fast::matmul_cols_avx512);
+        ops::fast::run_matmul_cols(ops::fast::matmul_args(x, w, &bias, y),
+                                   ops::fast::matmul_cols_avx512);
         EXPECT_TRUE(bit_equal(y, y16)) << "avx512 " << dtype_name(dt) << " n " << n;
       }
       Tensor y_ref = Tensor::empty({n, 37}, DType::kF32);

@@ -8,10 +8,21 @@
 #include <cstring>
 #include <vector>
 
+#include "kv/paged_kv.h"
 #include "model/config.h"
 #include "model/kv_view.h"
 
 namespace cairn::test {
+
+// A 64 MiB pool of f32 pages of `page_tokens` positions, with rollback slack.
+inline PagedKvOptions f32_options(int64_t page_tokens, int64_t rollback = 0) {
+  PagedKvOptions o;
+  o.page_tokens = page_tokens;
+  o.budget_bytes = int64_t{64} << 20;
+  o.rollback_tokens = rollback;
+  o.full_store = KvStore::kF32;
+  return o;
+}
 
 inline ModelConfig tiny_config(std::vector<int32_t> windows, int64_t n_heads = 4,
                                int64_t n_kv_heads = 2, int64_t head_dim = 32,

@@ -8,21 +8,12 @@
 namespace cairn::test {
 namespace {
 
-PagedKvOptions options(int64_t page_tokens, int64_t rollback = 0) {
-  PagedKvOptions o;
-  o.page_tokens = page_tokens;
-  o.budget_bytes = int64_t{64} << 20;
-  o.rollback_tokens = rollback;
-  o.full_store = KvStore::kF32;
-  return o;
-}
-
 // Trimming appended positions and appending others reads exactly like never
 // having appended the trimmed ones (sliding group with rollback slack too).
 TEST(PagedOps, TrimThenReappendEqualsNeverAppended) {
   ModelConfig c = tiny_config({0, 8});
   for (int64_t pt : {4, 16}) {
-    PagedKvState a(c, options(pt, 12)), b(c, options(pt, 12));
+    PagedKvState a(c, f32_options(pt, 12)), b(c, f32_options(pt, 12));
     run_step(a, c, {{0, 0, 40, 1}});
     run_step(b, c, {{0, 0, 40, 1}});
     run_step(a, c, {{0, 40, 11, 9}});  // speculative tokens, then rejected
@@ -36,7 +27,7 @@ TEST(PagedOps, TrimThenReappendEqualsNeverAppended) {
 
 TEST(PagedOps, TrimPastTheReleasedWindowIsAnError) {
   ModelConfig c = tiny_config({8});
-  PagedKvState a(c, options(4, 0));
+  PagedKvState a(c, f32_options(4, 0));
   run_step(a, c, {{0, 0, 40, 1}});
   EXPECT_THROW(a.trim(0, 10), Error);
   EXPECT_THROW(a.trim(0, 41), Error);
@@ -47,7 +38,7 @@ TEST(PagedOps, TrimPastTheReleasedWindowIsAnError) {
 TEST(PagedOps, ForkSharesPagesAndWritesDoNotLeak) {
   ModelConfig c = tiny_config({0, 0});
   for (int64_t fork_at : {32, 40, 20}) {
-    PagedKvState s(c, options(16));
+    PagedKvState s(c, f32_options(16));
     run_step(s, c, {{0, 0, 40, 1}});
     s.fork(0, 1, fork_at);
     const auto src = s.page_ids(0, 0), dst = s.page_ids(1, 0);
@@ -57,7 +48,7 @@ TEST(PagedOps, ForkSharesPagesAndWritesDoNotLeak) {
       EXPECT_EQ(s.pool().ref_count(s.arena_of(0, 0), dst[i]), 2);
     }
     // Independent references: slot 0 continues stream 1; slot 1 takes stream 2.
-    PagedKvState r0(c, options(16)), r1(c, options(16));
+    PagedKvState r0(c, f32_options(16)), r1(c, f32_options(16));
     run_step(r0, c, {{0, 0, 40, 1}});
     run_step(r1, c, {{0, 0, fork_at, 1}});
     StepOut both = run_step(s, c, {{1, fork_at, 3, 2}, {0, 40, 3, 1}});
@@ -77,7 +68,7 @@ TEST(PagedOps, ForkSharesPagesAndWritesDoNotLeak) {
 
 TEST(PagedOps, ExportImportRoundTrip) {
   ModelConfig c = tiny_config({0, 6});
-  PagedKvState a(c, options(8, 2)), b(c, options(8, 2));
+  PagedKvState a(c, f32_options(8, 2)), b(c, f32_options(8, 2));
   run_step(a, c, {{0, 0, 45, 1}});
   SequenceExport e = a.export_sequence(0);
   EXPECT_EQ(e.n_tokens, 45);
@@ -92,13 +83,13 @@ TEST(PagedOps, ExportImportRoundTrip) {
   SequenceExport bad = a.export_sequence(0);
   bad.groups[1].window = 7;
   EXPECT_THROW(b.import_sequence(4, bad), Error);
-  PagedKvState other(c, options(16));
+  PagedKvState other(c, f32_options(16));
   EXPECT_THROW(other.import_sequence(0, a.export_sequence(0)), Error);
 }
 
 TEST(PagedOps, NoPageLeaksAndOutOfMemoryIsAnError) {
   ModelConfig c = tiny_config({0, 4, 0});
-  PagedKvOptions o = options(4, 20);
+  PagedKvOptions o = f32_options(4, 20);
   o.budget_bytes = 200 * 1024;
   PagedKvState s(c, o);
   for (int32_t slot = 0; slot < 3; ++slot) run_step(s, c, {{slot, 0, 30, 1}});

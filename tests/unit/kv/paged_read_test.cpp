@@ -10,15 +10,6 @@
 namespace cairn::test {
 namespace {
 
-PagedKvOptions f32_options(int64_t page_tokens, int64_t rollback = 0) {
-  PagedKvOptions o;
-  o.page_tokens = page_tokens;
-  o.budget_bytes = int64_t{64} << 20;
-  o.rollback_tokens = rollback;
-  o.full_store = KvStore::kF32;
-  return o;
-}
-
 // Two sequences of different lengths: chunked prefills crossing page
 // boundaries, then decode steps with both in one batch.
 std::vector<std::vector<SpanSpec>> schedule() {

@@ -29,6 +29,9 @@ void softmax(const Tensor& x, Tensor& y);
 void log_softmax(const Tensor& x, Tensor& y);
 void convert(const Tensor& src, Tensor& dst);
 
+// The kernel arguments of y = x · wᵀ (+ bias) for checked tensors.
+MatmulArgs matmul_args(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
+
 // Runs fn over column ranges of y on the global pool (tests call it with a
 // specific kernel to compare ISAs).
 void run_matmul_cols(const MatmulArgs& a, void (*fn)(const MatmulArgs&, int64_t, int64_t, float*));

@@ -51,7 +51,7 @@ void run_matmul_cols(const MatmulArgs& a, void (*fn)(const MatmulArgs&, int64_t,
       min_chunk);
 }
 
-void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
+MatmulArgs matmul_args(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   MatmulArgs a;
   a.x = x.data<float>();
   a.w = w.raw();
@@ -61,7 +61,11 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   a.n = x.dim(0);
   a.k = x.dim(1);
   a.m = w.dim(0);
-  run_matmul_cols(a, cols_fn(cpu::active_isa()));
+  return a;
+}
+
+void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
+  run_matmul_cols(matmul_args(x, w, bias, y), cols_fn(cpu::active_isa()));
 }
 
 }  // namespace cairn::ops::fast
