@@ -16,6 +16,12 @@ const char* error_code_name(ErrorCode code) {
       return "io";
     case ErrorCode::kInternal:
       return "internal";
+    case ErrorCode::kContextLength:
+      return "context_length_exceeded";
+    case ErrorCode::kQueueFull:
+      return "queue_full";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
   }
   return "unknown";
 }

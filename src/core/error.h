@@ -17,6 +17,9 @@ enum class ErrorCode {
   kOutOfMemory,      // a byte budget cannot hold what was asked
   kIo,               // an operating-system call failed
   kInternal,         // a broken invariant: a bug in cairn
+  kContextLength,    // a prompt (plus what it asks to generate) exceeds the context
+  kQueueFull,        // the engine's waiting queue is at its cap: try again later
+  kUnavailable,      // the engine is stopping and admits nothing new
 };
 
 const char* error_code_name(ErrorCode code);

@@ -1,0 +1,78 @@
+// The serving engine: continuous batching over one model and one paged KV
+// state. Any thread may submit() and cancel(); one engine thread owns the
+// model, the KV state and the prefix cache (DESIGN.md decision 8). Each step is
+// one ragged batch of decode tokens and prefill chunks (sched/scheduler.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/kv_settings.h"
+#include "engine/request_stream.h"
+#include "model/model.h"
+#include "sched/request.h"
+
+namespace cairn {
+
+namespace tok {
+class Tokenizer;
+}
+
+struct EngineOptions {
+  int64_t max_batch_tokens = 2048;  // tokens per step (decode rows + prefill chunks)
+  int32_t max_seqs = 64;            // running sequences at most
+  int32_t max_queue = 1024;         // waiting requests at most; more → Error(kQueueFull)
+  int64_t kv_budget_bytes = int64_t{1} << 30;       // KV page memory (pool budget)
+  int64_t prefix_cache_bytes = int64_t{256} << 20;  // RAM prefix tier; 0 turns it off
+  KvSettings kv;
+  // Names the weights, config and tokenizer: folded into prefix-cache keys so
+  // two models never share pages (registry: model_fingerprint()).
+  std::string model_fingerprint;
+};
+
+// A snapshot for /metrics and the load benchmark; counters only grow.
+struct EngineStats {
+  int64_t n_waiting = 0, n_running = 0;
+  int64_t kv_pages_used = 0, kv_bytes_used = 0, kv_bytes_budget = 0;
+  int64_t prefix_cache_bytes = 0, prefix_cache_pages = 0;
+  int64_t requests_submitted = 0, requests_finished = 0, requests_rejected = 0;
+  int64_t prompt_tokens = 0, generated_tokens = 0;
+  int64_t prefix_queries = 0, prefix_hits = 0, prefix_hit_tokens = 0;
+  int64_t preemptions = 0, steps = 0;
+};
+
+class Engine {
+ public:
+  // tokenizer may be null: events then carry ids but no text, and stop strings
+  // are refused. Starts the engine thread.
+  Engine(Model& model, const tok::Tokenizer* tokenizer, EngineOptions options);
+  ~Engine();  // cancels everything in flight, then joins the engine thread
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Validates and queues. Throws Error: kInvalidArgument (naming the field),
+  // kContextLength, kQueueFull when max_queue requests wait, kUnavailable after
+  // stop_admitting(). Nothing else is disturbed by a refused request.
+  std::shared_ptr<RequestStream> submit(Request request);
+  // Cancels a queued or running request; its pages are freed at the next step
+  // and its stream ends with kCancelled. Unknown or finished ids are ignored.
+  void cancel(uint64_t request_id);
+  void cancel_all();
+  // After this, submit throws kUnavailable; requests in flight go on.
+  void stop_admitting();
+  // Requests queued or running.
+  int64_t n_in_flight() const;
+  EngineStats stats() const;
+  const EngineOptions& options() const { return options_; }
+  const ModelConfig& model_config() const;
+
+ private:
+  class Loop;
+  EngineOptions options_;
+  std::unique_ptr<Loop> loop_;
+};
+
+}  // namespace cairn
