@@ -8,7 +8,7 @@
 #include <random>
 
 #include "cli/loaded_model.h"
-#include "cli/prompt_ids.h"
+#include "server/prompt_ids.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
 #include "engine/generate.h"

@@ -9,6 +9,7 @@ void register_bench(CLI::App& app);
 void register_chat(CLI::App& app);
 void register_fit(CLI::App& app);
 void register_generate(CLI::App& app);
+void register_serve(CLI::App& app);
 
 void register_verbs(CLI::App& app) {
   register_generate(app);
@@ -17,6 +18,7 @@ void register_verbs(CLI::App& app) {
   cli::register_tokenize(app);
   register_bench(app);
   register_fit(app);
+  register_serve(app);
 }
 
 }  // namespace cairn
