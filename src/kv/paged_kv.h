@@ -91,6 +91,7 @@ class PagedKvState final : public KvView {
   // K+V bytes one position of a sequence costs now, over all layers.
   int64_t bytes_per_token(bool quantized) const;
   const PagePool& pool() const { return pool_; }
+  const KvQuantScheme& quant_scheme() const { return quant_; }
   int64_t page_tokens() const { return page_tokens_; }
   const std::vector<LayerGroup>& groups() const { return layer_groups_; }
   // Page ids of slot's group g (-1: released), for tests.
