@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "backend/cpu/machine_limits.h"
+#include "cli/bench_load.h"
 #include "cli/bench_model.h"
 #include "cli/loaded_model.h"
 #include "cli/verbs.h"
@@ -28,6 +29,10 @@ struct BenchFlags {
   int32_t decode_tokens = 32;
   std::string work_dir = "/tmp/cairn-bench";
   int threads = 0;
+  bool load = false;  // --load: the engine under concurrent requests
+  std::string model;  // --load on this model instead of a random-weight shape
+  LoadFlags load_flags;
+  EngineFlags engine;
 };
 
 struct Limits {
@@ -89,8 +94,39 @@ void bench_one(const BenchFlags& f, const BenchShape& s, DType dtype, const Limi
       100.0 * prefill_gflops / lim.fma_gflops);
 }
 
+// Bytes of the weight files of a model folder or file (what one decode step streams).
+double weight_file_bytes(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(path)) return static_cast<double>(fs::file_size(path));
+  double bytes = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(path)) {
+    const std::string ext = e.path().extension().string();
+    if (ext == ".safetensors" || ext == ".bin" || ext == ".gguf")
+      bytes += static_cast<double>(e.file_size());
+  }
+  return bytes;
+}
+
+void run_load_bench(const BenchFlags& f) {
+  const double bandwidth = ops::cpu::measure_memory_bandwidth_gbs();
+  fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
+  std::string path = f.model;
+  if (path.empty()) {
+    DType dtype;
+    if (!dtype_from_name(f.dtypes.front(), &dtype) || !dtype_is_float(dtype))
+      fail(ErrorCode::kInvalidArgument, "--dtype: '{}' is not one of f32, bf16, f16",
+           f.dtypes.front());
+    path = model_dir(f, find_bench_shape(f.shapes.front()), dtype);
+  }
+  LoadedModel m = load_for_cli(path);
+  const EngineOptions o = engine_options(f.engine, m.model->config().path);
+  print_load_bench(*m.model, f.load_flags, o, weight_file_bytes(m.model->config().path),
+                   bandwidth);
+}
+
 void run_bench(const BenchFlags& f) {
   set_threads(f.threads);
+  if (f.load) return run_load_bench(f);
   Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};
   fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", lim.bandwidth_gbs);
   fmt::print("f32 FMA peak (all threads):            {:.1f} GFLOP/s\n", lim.fma_gflops);
@@ -104,6 +140,29 @@ void run_bench(const BenchFlags& f) {
       bench_one(f, find_bench_shape(name), dtype, lim);
     }
   }
+}
+
+void add_load_flags(CLI::App& cmd, BenchFlags& f) {
+  LoadFlags& l = f.load_flags;
+  cmd.add_flag("--load", f.load, "run the engine under concurrent synthetic requests instead");
+  cmd.add_option("--model,-m", f.model, "--load: this model instead of a random-weight --shape");
+  cmd.add_option("--requests", l.requests, "--load: requests per configuration")
+      ->capture_default_str();
+  cmd.add_option("--concurrency", l.concurrency, "--load: clients at once, e.g. 1,16")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd.add_option("--request-tokens", l.prompt_tokens, "--load: each prompt's own tokens, N or MIN:MAX")
+      ->capture_default_str();
+  cmd.add_option("--output-tokens", l.output_tokens, "--load: tokens per request, N or MIN:MAX")
+      ->capture_default_str();
+  cmd.add_option("--shared-prefix-tokens", l.shared_prefix_tokens,
+                 "--load: length of the prefix shared by some prompts")
+      ->capture_default_str();
+  cmd.add_option("--shared-prefix-fraction", l.shared_fraction,
+                 "--load: fraction of prompts starting with the shared prefix")
+      ->capture_default_str();
+  cmd.add_option("--prefix-cache", l.prefix_cache, "--load: on, off or both")->capture_default_str();
+  add_engine_flags(cmd, f.engine);
 }
 
 }  // namespace
@@ -122,6 +181,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--work-dir", f->work_dir, "where random weights are written and reused")
       ->capture_default_str();
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  add_load_flags(*cmd, *f);
   cmd->callback([f] { run_bench(*f); });
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 
+#include "cli/engine_flags.h"
 #include "cli/loaded_model.h"
 #include "server/prompt_ids.h"
 #include "cli/sampling_flags.h"
@@ -25,8 +26,7 @@ struct GenerateFlags {
   int64_t seed = -1;
   bool chat = false;
   int threads = 0;
-  KvSettings kv;
-  bool kv_config = false;
+  KvFlags kv;
 };
 
 void print_stats(const GenerateRequest& req, const GenerateResult& res) {
@@ -46,8 +46,7 @@ void run_generate(GenerateFlags& f) {
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
   req.max_tokens = f.max_tokens;
-  req.kv = f.kv;
-  if (f.kv_config) req.kv.kv_config_path = m.model->config().path + "/kv_config.json";
+  req.kv = kv_settings(f.kv, m.model->config().path);
   req.sampling = f.sampling;
   if (f.seed < 0) {
     req.sampling.seed = std::random_device{}();
@@ -81,17 +80,7 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "random seed (default: chosen and printed)");
   cmd->add_flag("--chat", f->chat, "wrap the prompt as one user turn of the model's chat template");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--kv-bits", f->kv.bits, "quantize the KV cache to 4 or 8 bits (0 = off)")
-      ->capture_default_str();
-  cmd->add_option("--kv-group-size", f->kv.group_size, "KV quantization group: 32, 64 or 128")
-      ->capture_default_str();
-  cmd->add_option("--kv-quant-start", f->kv.quant_start,
-                  "keep full-precision KV until the sequence holds N positions")
-      ->capture_default_str();
-  cmd->add_option("--kv-dtype", f->kv.dtype, "full-precision KV store: f32, bf16, f16 or model")
-      ->capture_default_str();
-  cmd->add_flag("--kv-config", f->kv_config,
-                "per-layer KV quantization from kv_config.json beside the model");
+  add_kv_flags(*cmd, f->kv);
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });
 }

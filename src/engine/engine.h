@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "engine/kv_settings.h"
@@ -31,6 +33,9 @@ struct EngineOptions {
   // Names the weights, config and tokenizer: folded into prefix-cache keys so
   // two models never share pages (registry: model_fingerprint()).
   std::string model_fingerprint;
+  // Called on the engine thread with each row of logits a request samples from,
+  // before any processor (tests of determinism compare them bit for bit).
+  std::function<void(uint64_t request_id, std::span<const float> logits)> logits_observer;
 };
 
 // A snapshot for /metrics and the load benchmark; counters only grow.

@@ -44,39 +44,7 @@ void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t 
   model.forward(batch, cache, logits);
 }
 
-PagedKvOptions kv_options(const ModelConfig& cfg, const KvSettings& kv) {
-  PagedKvOptions o;
-  o.page_tokens = kv.page_tokens;
-  o.budget_bytes = int64_t{1} << 50;  // one sequence: pages are taken only as it grows
-  if (kv.dtype == "model")
-    o.full_store = full_store_for(cfg);
-  else if (kv.dtype == "f32" || kv.dtype == "bf16" || kv.dtype == "f16")
-    o.full_store = kv.dtype == "f32"    ? KvStore::kF32
-                   : kv.dtype == "bf16" ? KvStore::kBF16
-                                        : KvStore::kF16;
-  else
-    fail(ErrorCode::kInvalidArgument, "kv dtype '{}' (f32, bf16, f16 or model)", kv.dtype);
-  const KvStore full = *o.full_store;
-  if (!kv.kv_config_path.empty())
-    o.quant = scheme_from_kv_config(cfg, kv.kv_config_path, full, kv.quant_start);
-  else
-    o.quant = uniform_scheme(cfg, kv.bits, kv.group_size, kv.quant_start);
-  return o;
-}
-
 }  // namespace
-
-const char* finish_reason_name(FinishReason r) {
-  switch (r) {
-    case FinishReason::kStop:
-      return "stop";
-    case FinishReason::kLength:
-      return "length";
-    case FinishReason::kCancelled:
-      return "cancelled";
-  }
-  return "?";
-}
 
 GenerateResult generate(Model& model, const GenerateRequest& request,
                         const TokenCallback& on_token) {
@@ -85,7 +53,8 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   std::vector<int32_t> ids = request.prompt_ids;
   int64_t n_prompt = static_cast<int64_t>(ids.size());
   int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
-  PagedKvState cache(cfg, kv_options(cfg, request.kv));
+  // One sequence: pages are taken only as it grows.
+  PagedKvState cache(cfg, paged_kv_options(cfg, request.kv, int64_t{1} << 50));
   Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
   GenerateResult result;
 

@@ -9,22 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/kv_settings.h"
 #include "model/model.h"
 #include "sample/sampler.h"
+#include "sched/request.h"
 
 namespace cairn {
-
-// KV storage of the loop's sequence (docs/kv.md). bits 0 keeps full precision.
-struct KvSettings {
-  int32_t bits = 0;            // 4 or 8: affine-quantized pages
-  int32_t group_size = 64;     // 32, 64 or 128 along head_dim
-  int64_t quant_start = 0;     // bf16-first: convert once the sequence holds this many positions
-  std::string kv_config_path;  // per-layer scheme (kv_config.json); overrides bits when set
-  int64_t page_tokens = 32;
-  // Full-precision store: "model" (its torch_dtype when bf16/f16, else f32),
-  // "f32" (what float32 references hold), "bf16" or "f16".
-  std::string dtype = "model";
-};
 
 struct GenerateRequest {
   std::vector<int32_t> prompt_ids;     // [n_prompt], BOS included when the model wants one
@@ -34,9 +24,6 @@ struct GenerateRequest {
   int32_t prefill_chunk_tokens = 512;  // prompt rows per forward step
   KvSettings kv;
 };
-
-enum class FinishReason { kStop, kLength, kCancelled };
-const char* finish_reason_name(FinishReason r);
 
 struct GenerateResult {
   std::vector<int32_t> ids;  // generated tokens (a stop id included)

@@ -27,6 +27,7 @@ class PagePool {
   int64_t free_bytes() const { return budget_bytes_ - used_bytes_; }
   int64_t page_bytes(int32_t arena) const { return arena_at(arena).page_bytes; }
   int32_t n_used_pages(int32_t arena) const { return arena_at(arena).meta.n_used(); }
+  int32_t n_pages(int32_t arena) const { return arena_at(arena).meta.n_pages(); }  // ids so far
   int32_t n_used_pages() const;  // over all arenas
   const std::string& arena_name(int32_t arena) const { return arena_at(arena).name; }
 

@@ -66,6 +66,11 @@ class PagedKvState final : public KvView {
 
   // Plan: whether the pages n more positions of slot need fit the budget.
   bool can_append(int32_t slot, int64_t n) const;
+  // Plan: the pool bytes appending n positions to slot takes at its peak: new
+  // pages over all groups, a copy of a shared partial last page and, when the
+  // append makes an unquantized sequence reach quant_start, the quantized pages
+  // of the whole sequence. Sums over sequences compare with pool().free_bytes().
+  int64_t bytes_to_append(int32_t slot, int64_t n) const;
   int64_t n_tokens(int32_t slot) const;
   bool is_quantized(int32_t slot) const;
   // Shortest prefix a reuse may trim this sequence to (its length at conversion).
@@ -80,6 +85,14 @@ class PagedKvState final : public KvView {
   // Makes empty slot dst hold src's first n positions, sharing their pages by
   // reference (a shared page is copied before either sequence writes to it).
   void fork(int32_t src, int32_t dst, int64_t n);
+  // Makes empty slot hold n_tokens positions in the given pages
+  // [n_groups][ceil(n_tokens / page_tokens)] (-1: released; only leading pages of
+  // a sliding group, never the ones its window still sees), retaining them. The
+  // slot continues exactly as one that computed those positions (an unquantized
+  // one reaching quant_start converts). Error(kInvalidArgument) for a shape or
+  // hole that does not fit; the pages must be live pages of this state's arenas.
+  void adopt(int32_t slot, const std::vector<std::vector<int32_t>>& pages, int64_t n_tokens,
+             bool quantized, int64_t min_reusable);
   // Converts slot to its quantized formats now (what crossing quant_start does).
   void quantize_now(int32_t slot);
 
@@ -91,11 +104,16 @@ class PagedKvState final : public KvView {
   // K+V bytes one position of a sequence costs now, over all layers.
   int64_t bytes_per_token(bool quantized) const;
   const PagePool& pool() const { return pool_; }
+  const KvQuantScheme& quant_scheme() const { return quant_; }
   int64_t page_tokens() const { return page_tokens_; }
   const std::vector<LayerGroup>& groups() const { return layer_groups_; }
   // Page ids of slot's group g (-1: released), for tests.
   std::vector<int32_t> page_ids(int32_t slot, int g) const;
   int32_t arena_of(int32_t slot, int g) const;
+  // References held outside sequences (the prefix cache's): a page lives while
+  // any sequence or holder references it.
+  void retain_page(int32_t arena, int32_t page) { pool_.retain(arena, page); }
+  void release_page(int32_t arena, int32_t page) { pool_.release(arena, page); }
 
  private:
   struct GroupInfo {
@@ -129,6 +147,10 @@ class PagedKvState final : public KvView {
   void convert(Sequence& s);
   void convert_page(const GroupInfo& gi, int32_t from, int32_t to);
   void release_from(Sequence& s, int g, size_t first_page);
+  void check_adopt(const std::vector<std::vector<int32_t>>& pages, int64_t n_tokens,
+                   bool quantized) const;
+  int64_t bytes_to_append_of(const Sequence& s, int64_t n) const;
+  int64_t pages_after_append(const Sequence& s, int g, int64_t n) const;
 
   ModelConfig config_;
   int64_t page_tokens_, rollback_tokens_;

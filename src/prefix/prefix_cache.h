@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -31,15 +32,16 @@ struct PrefixMatch {
 };
 
 struct PrefixCacheStats {
-  int64_t n_entries = 0;     // cached pages (chain links)
-  int64_t bytes = 0;         // page bytes the cache references
-  int64_t evictable_bytes = 0;
+  int64_t n_entries = 0;        // cached pages (chain links)
+  int64_t bytes = 0;            // page bytes the cache references
+  int64_t evictable_bytes = 0;  // what eviction could free now (subtrees no sequence uses)
   int64_t evictions = 0;
 };
 
 class PrefixCache {
  public:
   // max_bytes 0 turns the cache off (match finds nothing, publish keeps nothing).
+  // kv must outlive the cache.
   PrefixCache(PagedKvState& kv, int64_t max_bytes);
   ~PrefixCache();  // releases every reference it holds
 
@@ -50,6 +52,8 @@ class PrefixCache {
   PrefixMatch match(std::span<const int32_t> tokens, const PageKey& ns, int64_t max_tokens) const;
   // Apply: empty slot gets m's pages (retained) as its first m.n_tokens
   // positions, quantized or not as the entries were stored; marks them used.
+  // m's entries must still be cached: attach before evicting room for the rest
+  // of the request (attached pages are in use, so eviction then spares them).
   void attach(int32_t slot, const PrefixMatch& m);
 
   // Names slot's full pages past cursor (tokens: the slot's ids, [≥ its n_tokens])
@@ -67,8 +71,42 @@ class PrefixCache {
   PrefixCacheStats stats() const;
 
  private:
-  struct Entry;
-  // … implementation state
+  // One cached page (a chain link) and what verifies and frees it.
+  struct Entry {
+    PageKey parent, ns;
+    std::vector<int32_t> tokens;  // [page_tokens]
+    std::vector<int32_t> pages;   // [n_groups]; -1: a sliding group had released it
+    std::vector<int32_t> arenas;  // [n_groups]
+    bool quantized = false;
+    int64_t min_reusable = 0;  // the publishing sequence's, for quantized pages
+    int64_t bytes = 0;         // of its live pages
+    uint64_t tick = 0;         // last use; larger is more recent
+    int32_t n_children = 0;    // cached entries whose parent this is
+  };
+  struct KeyHash {
+    size_t operator()(const PageKey& k) const { return static_cast<size_t>(k.lo ^ (k.hi << 1)); }
+  };
+  using Entries = std::unordered_map<PageKey, Entry, KeyHash>;
+  friend struct PrefixCacheTestAccess;
+
+  bool usable(const std::vector<const Entry*>& chain, size_t n_pages) const;
+  // Whether a sequence also references one of e's pages.
+  bool shared(const Entry& e) const;
+  bool evictable(const Entry& e) const { return e.n_children == 0 && !shared(e); }
+  // ids: the slot's page ids per group (page_ids).
+  bool insert(int32_t slot, const std::vector<std::vector<int32_t>>& ids, int64_t page,
+              const PageKey& key, const PageKey& parent, const PageKey& ns,
+              std::span<const int32_t> tokens);
+  void erase(Entries::iterator it);
+  // Evicts evictable entries other than `keep`, least recently used first,
+  // until done() holds; returns done().
+  bool evict_lru(const std::function<bool()>& done, const PageKey& keep);
+
+  PagedKvState& kv_;
+  int64_t max_bytes_;
+  Entries entries_;
+  int64_t bytes_ = 0, evictions_ = 0;
+  uint64_t tick_ = 0;
 };
 
 }  // namespace cairn

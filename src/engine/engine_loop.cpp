@@ -1,0 +1,230 @@
+// The engine thread: submission, cancellation and the step loop
+// (plan → apply → forward → sample → events). Sampling and publishing are in
+// engine_step.cpp.
+#include <algorithm>
+#include <random>
+
+#include "core/error.h"
+#include "engine/engine_loop.h"
+#include "engine/request_check.h"
+#include "model/config.h"
+
+namespace cairn {
+namespace {
+
+SchedulerOptions scheduler_options(const EngineOptions& o) {
+  SchedulerOptions s;
+  s.max_batch_tokens = o.max_batch_tokens;
+  s.max_seqs = o.max_seqs;
+  s.max_queue = o.max_queue;
+  s.decode_reserve_tokens = o.kv.page_tokens;
+  return s;
+}
+
+std::string scheme_of(const Model& m, const EngineOptions& o) {
+  return kv_scheme_name(paged_kv_options(m.config(), o.kv, o.kv_budget_bytes));
+}
+
+uint64_t engine_chosen_seed() {
+  std::random_device rd;
+  return (uint64_t{rd()} << 32) ^ rd();
+}
+
+}  // namespace
+
+Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOptions& o)
+    : model_(model),
+      tokenizer_(tokenizer),
+      options_(o),
+      kv_(model.config(), paged_kv_options(model.config(), o.kv, o.kv_budget_bytes)),
+      cache_(o.prefix_cache_bytes > 0 ? std::make_unique<PrefixCache>(kv_, o.prefix_cache_bytes)
+                                      : nullptr),
+      ns_full_(namespace_key(o.model_fingerprint, scheme_of(model, o) + "|full")),
+      ns_quant_(kv_.quant_scheme().enabled()
+                    ? namespace_key(o.model_fingerprint, scheme_of(model, o) + "|quant")
+                    : ns_full_),
+      budget_(kv_, cache_.get(), ns_full_, ns_quant_),
+      sched_(scheduler_options(o)) {
+  row_.resize(static_cast<size_t>(model.config().vocab_size));
+  stats_.kv_bytes_budget = kv_.pool().budget_bytes();
+  thread_ = std::thread([this] { run(); });
+}
+
+Engine::Loop::~Loop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    cancel_everything_ = true;
+    admitting_ = false;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
+  const ModelConfig& cfg = model_.config();
+  const int64_t prompt_bytes = budget_.fresh_bytes(static_cast<int64_t>(r.prompt_ids.size()));
+  check_request(cfg, r, tokenizer_ != nullptr, prompt_bytes, kv_.pool().budget_bytes());
+  auto a = std::make_unique<ActiveRequest>();
+  a->seq.n_prompt = static_cast<int64_t>(r.prompt_ids.size());
+  a->seq.tokens = r.prompt_ids;
+  a->seq.seed = r.seed.value_or(engine_chosen_seed());
+  r.sampling.seed = a->seq.seed;
+  r.processors.eos_ids = r.stop_ids;
+  a->output = std::make_unique<SeqOutput>(tokenizer_, r);
+  a->seq.request = std::move(r);
+  std::shared_ptr<RequestStream> stream;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!admitting_) fail(ErrorCode::kUnavailable, "the engine is shutting down");
+    if (n_waiting_ >= options_.max_queue) {
+      ++stats_.requests_rejected;
+      fail(ErrorCode::kQueueFull, "{} requests are waiting (--max-queue {}); try again later",
+           n_waiting_, options_.max_queue);
+    }
+    a->seq.id = a->seq.arrival = next_id_++;
+    stream = a->stream = std::make_shared<RequestStream>(a->seq.id, a->seq.seed);
+    inbox_.push_back(std::move(a));
+    ++n_waiting_;
+    ++n_in_flight_;
+    ++stats_.requests_submitted;
+  }
+  wake_.notify_all();
+  return stream;
+}
+
+void Engine::Loop::cancel(uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancels_.push_back(id);
+  }
+  wake_.notify_all();
+}
+
+void Engine::Loop::cancel_all() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancel_everything_ = true;
+  }
+  wake_.notify_all();
+}
+
+void Engine::Loop::stop_admitting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  admitting_ = false;
+}
+
+int64_t Engine::Loop::n_in_flight() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return n_in_flight_;
+}
+
+EngineStats Engine::Loop::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+ActiveRequest& Engine::Loop::active(const Sequence* s) {
+  return *active_.at(s->id);
+}
+
+// Moves new requests to the scheduler and applies cancellations. Waits while
+// there is nothing to do; false once stopping and idle.
+bool Engine::Loop::take_inbox() {
+  std::unique_lock<std::mutex> lock(mu_);
+  wake_.wait(lock, [&] {
+    return stopping_ || cancel_everything_ || !inbox_.empty() || !cancels_.empty() ||
+           !active_.empty();
+  });
+  std::vector<uint64_t> cancels = std::move(cancels_);
+  cancels_.clear();
+  const bool all = cancel_everything_;
+  cancel_everything_ = false;
+  while (!inbox_.empty()) {
+    std::unique_ptr<ActiveRequest> a = std::move(inbox_.front());
+    inbox_.pop_front();
+    sched_.enqueue(&a->seq);
+    active_.emplace(a->seq.id, std::move(a));
+  }
+  const bool stop = stopping_;
+  lock.unlock();
+  for (auto& [id, a] : active_)
+    if (all || std::find(cancels.begin(), cancels.end(), id) != cancels.end())
+      a->seq.cancelled = true;
+  std::vector<ActiveRequest*> gone;
+  for (auto& [id, a] : active_)
+    if (a->seq.cancelled) gone.push_back(a.get());
+  for (ActiveRequest* a : gone) finish(*a, FinishReason::kCancelled);
+  reap();
+  update_stats();
+  return !(stop && active_.empty());
+}
+
+void Engine::Loop::run() {
+  while (take_inbox()) {
+    if (active_.empty()) continue;
+    try {
+      step();
+    } catch (const std::exception& e) {
+      fail_running(e.what());
+    }
+    reap();
+    update_stats();
+  }
+}
+
+void Engine::Loop::step() {
+  const StepPlan plan = sched_.plan(budget_);
+  apply_plan(plan);
+  if (plan.empty()) {
+    // Nothing runs and the head of the queue cannot be admitted: it never will.
+    if (sched_.running().empty() && !sched_.waiting().empty())
+      finish(active(sched_.waiting().front()), FinishReason::kError,
+             "the KV budget cannot hold this request (--kv-budget)");
+    return;
+  }
+  if (cache_) cache_->evict_until_free(plan.bytes);
+  forward_and_sample(plan);
+  ++counts_.steps;
+}
+
+// Frees preempted and failed sequences' pages, attaches admitted sequences'
+// cached prefixes, then commits the plan's bookkeeping.
+void Engine::Loop::apply_plan(const StepPlan& plan) {
+  for (Sequence* s : plan.preempted) {
+    kv_.free_sequence(s->slot);
+    active(s).cursor = {};
+    active(s).quantized = false;
+    ++counts_.preemptions;
+  }
+  for (const Admission& adm : plan.admitted) attach_prefix(active(adm.seq), adm);
+  std::vector<Sequence*> failed = plan.failed;
+  sched_.commit(plan);
+  for (Sequence* s : failed)
+    finish(active(s), FinishReason::kError,
+           "the KV budget cannot hold this sequence even alone (--kv-budget)");
+}
+
+void Engine::Loop::attach_prefix(ActiveRequest& a, const Admission& adm) {
+  if (a.seq.n_preempted == 0) ++counts_.prefix_queries;
+  if (adm.n_cached == 0) return;
+  const PrefixMatch m = budget_.match(a.seq);
+  CAIRN_CHECK(m.n_tokens == adm.n_cached, "prefix match moved from {} to {} tokens", adm.n_cached,
+              m.n_tokens);
+  cache_->attach(adm.slot, m);
+  a.cursor = m.cursor();
+  a.quantized = kv_.is_quantized(adm.slot);
+  if (a.seq.n_preempted == 0) {
+    ++counts_.prefix_hits;
+    counts_.prefix_hit_tokens += m.n_tokens;
+  }
+  const int64_t boundary = budget_.chunk_boundary();
+  if (boundary > 0 && !a.quantized && m.n_tokens >= boundary) {
+    // What computing these positions would have done on crossing quant_start.
+    kv_.quantize_now(adm.slot);
+    a.quantized = true;
+    a.cursor = {};
+  }
+}
+
+}  // namespace cairn

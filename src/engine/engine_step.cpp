@@ -1,0 +1,125 @@
+// One step's compute and its consequences: the forward over the ragged batch,
+// sampling each sequence that reached its end, events, publishing full pages
+// to the prefix cache, and finishing sequences.
+#include <algorithm>
+
+#include "core/error.h"
+#include "engine/engine_loop.h"
+#include "model/config.h"
+#include "sched/batch_builder.h"
+
+namespace cairn {
+
+void Engine::Loop::forward_and_sample(const StepPlan& plan) {
+  const ForwardBatch batch = build_batch(plan);
+  const int64_t vocab = model_.config().vocab_size;
+  const auto n_rows = static_cast<int64_t>(batch.logit_rows().size());
+  Tensor logits = Tensor::empty({std::max<int64_t>(n_rows, 1), vocab}, DType::kF32);
+  model_.forward(batch, kv_, logits);
+  int64_t row = 0;
+  std::vector<ActiveRequest*> stepped;
+  for (const ChunkPlan& c : plan.chunks) {
+    ActiveRequest& a = active(c.seq);
+    stepped.push_back(&a);
+    if (!c.sample) continue;
+    std::span<const float> r(logits.data<float>() + row * vocab, static_cast<size_t>(vocab));
+    ++row;
+    sample_row(a, r);
+  }
+  for (ActiveRequest* a : stepped)
+    if (a->seq.state != SeqState::kFinished) publish(*a);
+}
+
+// Processors, then the sampler at the request's (seed, step); emits the token
+// and finishes the sequence on a stop id, a stop string, max_tokens or the
+// context's end.
+void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
+  Sequence& s = a.seq;
+  const Request& r = s.request;
+  if (options_.logits_observer) options_.logits_observer(s.id, logits);
+  std::copy(logits.begin(), logits.end(), row_.begin());
+  std::span<const int32_t> all(s.tokens);
+  apply_processors(row_, r.processors, all.first(static_cast<size_t>(s.n_prompt)),
+                   all.subspan(static_cast<size_t>(s.n_prompt)));
+  const SampleResult sr = sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()),
+                                 std::max(r.logprobs, 0));
+  s.tokens.push_back(sr.id);
+  ++counts_.generated_tokens;
+  Event e;
+  e.tokens.push_back({sr.id, sr.logprob, r.logprobs > 0 ? sr.top : std::vector<TokenLogprob>{}});
+  SeqOutput::Delta d = a.output->feed(sr.id);
+  e.text = std::move(d.text);
+  const bool stop_id = std::find(r.stop_ids.begin(), r.stop_ids.end(), sr.id) != r.stop_ids.end();
+  const bool at_limit = s.n_generated() >= r.max_tokens ||
+                        static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
+  if (d.stopped || stop_id || at_limit) {
+    if (!d.stopped) e.text += a.output->flush();
+    e.stop_index = d.stop_index;
+    a.stream->push(std::move(e));
+    finish(a, d.stopped || stop_id ? FinishReason::kStop : FinishReason::kLength);
+    return;
+  }
+  a.stream->push(std::move(e));
+}
+
+// Names the sequence's newly full pages in the prefix cache. A sequence that
+// converted to its quantized format starts over in the quantized namespace.
+void Engine::Loop::publish(ActiveRequest& a) {
+  if (!cache_ || a.seq.slot < 0) return;
+  const bool quantized = kv_.is_quantized(a.seq.slot);
+  if (quantized != a.quantized) {
+    a.quantized = quantized;
+    a.cursor = {};
+  }
+  cache_->publish(a.seq.slot, a.seq.tokens, quantized ? ns_quant_ : ns_full_, a.cursor);
+}
+
+// Ends a request: frees its pages (the cache keeps what it published), leaves
+// the scheduler and pushes the final event. reap() erases it from active_
+// later (finish may run while active_ is being walked).
+void Engine::Loop::finish(ActiveRequest& a, FinishReason why, std::string error) {
+  Sequence& s = a.seq;
+  if (a.stream->done()) return;
+  if (s.slot >= 0) kv_.free_sequence(s.slot);
+  sched_.remove(&s);
+  Event e;
+  e.finished = true;
+  e.finish = why;
+  e.error = std::move(error);
+  e.usage = {s.n_prompt, std::max<int64_t>(s.n_generated(), 0), s.n_cached};
+  a.stream->push(std::move(e));
+  ++counts_.requests_finished;
+  counts_.prompt_tokens += s.n_prompt;
+  std::lock_guard<std::mutex> lock(mu_);
+  --n_in_flight_;
+}
+
+void Engine::Loop::fail_running(const std::string& error) {
+  std::vector<ActiveRequest*> all;
+  for (auto& [id, a] : active_) all.push_back(a.get());
+  for (ActiveRequest* a : all)
+    if (a->seq.state == SeqState::kRunning) finish(*a, FinishReason::kError, error);
+}
+
+void Engine::Loop::reap() {
+  std::erase_if(active_, [](const auto& kv) { return kv.second->stream->done(); });
+}
+
+void Engine::Loop::update_stats() {
+  const PrefixCacheStats ps = cache_ ? cache_->stats() : PrefixCacheStats{};
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t submitted = stats_.requests_submitted, rejected = stats_.requests_rejected;
+  stats_ = counts_;
+  stats_.requests_submitted = submitted;
+  stats_.requests_rejected = rejected;
+  n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size());
+  stats_.n_waiting = n_waiting_;
+  stats_.n_running = static_cast<int64_t>(sched_.running().size());
+  stats_.kv_pages_used = kv_.pool().n_used_pages();
+  stats_.kv_bytes_used = kv_.pool().used_bytes();
+  stats_.kv_bytes_budget = kv_.pool().budget_bytes();
+  stats_.prefix_cache_bytes = ps.bytes;
+  stats_.prefix_cache_pages = ps.n_entries;
+}
+
+}  // namespace cairn
