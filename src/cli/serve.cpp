@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <thread>
 
+#include "cli/engine_flags.h"
 #include "cli/loaded_model.h"
 #include "cli/serve_setup.h"
 #include "cli/verbs.h"
@@ -27,9 +29,8 @@ struct ServeFlags {
   server::ServerOptions http;
   double shutdown_timeout_s = 30;
   int threads = 0;
-  EngineOptions engine;
-  std::string kv_budget = "1G", prefix_cache = "256M", max_body = "4M";
-  bool kv_config = false;
+  EngineFlags engine;
+  std::string max_body = "4MiB";
 };
 
 // SIGINT and SIGTERM are blocked in every thread and taken here synchronously.
@@ -70,20 +71,22 @@ void run_serve(ServeFlags& f) {
   signal(SIGPIPE, SIG_IGN);
   set_threads(f.threads);
   f.http.max_body_bytes = parse_bytes(f.max_body, "--max-body-bytes");
-  f.engine.kv_budget_bytes = parse_bytes(f.kv_budget, "--kv-budget");
-  f.engine.prefix_cache_bytes = parse_bytes(f.prefix_cache, "--prefix-cache-bytes");
   server::HttpServer http(f.http);
   int port = http.bind();
   http.start();
   fmt::print("cairn serve: listening on http://{}:{}\n", f.http.host, port);
   std::fflush(stdout);
   LoadedModel m = load_for_cli(f.model);
-  if (f.kv_config) f.engine.kv.kv_config_path = m.model->config().path + "/kv_config.json";
-  f.engine.model_fingerprint = fingerprint_files(m.path);
-  Engine engine(*m.model, m.tokenizer.get(), f.engine);
+  EngineOptions options = engine_options(f.engine, m.path);
+  Engine engine(*m.model, m.tokenizer.get(), options);
   ChatPrompter prompter(*m.tokenizer);
-  server::ServedModel served{&engine, m.tokenizer.get(), parse_context_for(m, prompter),
-                             "fp_" + f.engine.model_fingerprint.substr(0, 10),
+  std::string name = std::filesystem::path(m.path).lexically_normal().filename().string();
+  if (name.empty()) name = std::filesystem::path(m.path).parent_path().filename().string();
+  server::ServedModel served{&engine,
+                             m.tokenizer.get(),
+                             parse_context_for(m, prompter),
+                             name,
+                             "fp_" + options.model_fingerprint.substr(0, 10),
                              static_cast<int64_t>(std::time(nullptr))};
   http.set_model(served);
   fmt::print("cairn serve: ready ({}, context {})\n", m.path, served.parse.context_length);
@@ -94,30 +97,6 @@ void run_serve(ServeFlags& f) {
   drain(http, engine, f.shutdown_timeout_s);
   http.stop();
   fmt::print(stderr, "cairn serve: stopped\n");
-}
-
-void add_engine_flags(CLI::App& cmd, ServeFlags& f) {
-  cmd.add_option("--max-batch-tokens", f.engine.max_batch_tokens, "tokens per engine step")
-      ->capture_default_str();
-  cmd.add_option("--max-seqs", f.engine.max_seqs, "running sequences at most")
-      ->capture_default_str();
-  cmd.add_option("--max-queue", f.engine.max_queue, "waiting requests at most (more get 429)")
-      ->capture_default_str();
-  cmd.add_option("--kv-budget", f.kv_budget, "KV page memory (e.g. 512M, 2G)")
-      ->capture_default_str();
-  cmd.add_option("--prefix-cache-bytes", f.prefix_cache, "RAM prefix cache (0 = off)")
-      ->capture_default_str();
-  cmd.add_option("--kv-bits", f.engine.kv.bits, "quantize KV pages to 4 or 8 bits (0 = off)")
-      ->capture_default_str();
-  cmd.add_option("--kv-group-size", f.engine.kv.group_size, "KV quantization group: 32, 64 or 128")
-      ->capture_default_str();
-  cmd.add_option("--kv-quant-start", f.engine.kv.quant_start,
-                 "keep full-precision KV until a sequence holds N positions")
-      ->capture_default_str();
-  cmd.add_option("--kv-dtype", f.engine.kv.dtype,
-                 "full-precision KV store: f32, bf16, f16 or model")
-      ->capture_default_str();
-  cmd.add_flag("--kv-config", f.kv_config, "per-layer KV quantization from kv_config.json");
 }
 
 }  // namespace
@@ -145,7 +124,7 @@ void register_serve(CLI::App& app) {
                   "seconds in-flight requests get after SIGINT/SIGTERM")
       ->capture_default_str();
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
-  add_engine_flags(*cmd, *f);
+  add_engine_flags(*cmd, f->engine);
   cmd->callback([f] { run_serve(*f); });
 }
 

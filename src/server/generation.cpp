@@ -18,6 +18,7 @@ bool TimedStream::next(Event& out, std::chrono::milliseconds timeout) {
     if (!any_token_) {
       metrics_->ttft.observe(seconds(now - submitted_));
       any_token_ = true;
+      last_token_ = now;
       --gaps;
     }
     // Tokens merged into one event arrived together: their gap is shared.
@@ -55,11 +56,17 @@ std::vector<Event> collect_all(std::vector<TimedStream>& streams) {
         out[i].finished = e.finished;
         out[i].finish = e.finish;
         out[i].error = e.error;
-        out[i].stop_index = e.stop_index;
+        // The engine names the stop string on the event that stopped, not the final one.
+        if (e.stop_index >= 0) out[i].stop_index = e.stop_index;
         out[i].usage = e.usage;
       }
   }
   return out;
+}
+
+ApiError cancelled_error() {
+  return ApiError(503, "unavailable_error",
+                  "the request was cancelled: the server is shutting down", "", "cancelled");
 }
 
 namespace {
@@ -93,9 +100,13 @@ bool pump(std::vector<TimedStream>& streams, const FrameWriter& write, OnEvent o
   return true;
 }
 
-json error_json(const Event& e) {
-  return openai_error_body(
-      ApiError(500, "server_error", e.error.empty() ? "generation failed" : e.error));
+ApiError unfinished_error(const Event& e) {
+  if (e.finish == FinishReason::kCancelled) return cancelled_error();
+  return ApiError(500, "server_error", e.error.empty() ? "generation failed" : e.error);
+}
+
+bool failed(const Event& e) {
+  return e.finish == FinishReason::kError || e.finish == FinishReason::kCancelled;
 }
 
 bool stream_chat(const ParsedRequest& p, const ResponseMeta& m, std::vector<TimedStream>& streams,
@@ -110,7 +121,7 @@ bool stream_chat(const ParsedRequest& p, const ResponseMeta& m, std::vector<Time
     }
     if (!e.finished) return true;
     total = add_usage(total, e.usage);
-    if (e.finish == FinishReason::kError && !write(sse_data(error_json(e)))) return false;
+    if (failed(e) && !write(sse_data(openai_error_body(unfinished_error(e))))) return false;
     return write(sse_data(chat_chunk(m, i, json::object(), nullptr, openai_finish(e.finish))));
   });
   if (!ok) return false;
@@ -131,7 +142,7 @@ bool stream_completion(const ParsedRequest& p, const ResponseMeta& m,
     }
     if (!e.finished) return true;
     total = add_usage(total, e.usage);
-    if (e.finish == FinishReason::kError && !write(sse_data(error_json(e)))) return false;
+    if (failed(e) && !write(sse_data(openai_error_body(unfinished_error(e))))) return false;
     return write(sse_data(completion_chunk(m, i, "", nullptr, openai_finish(e.finish))));
   });
   if (!ok) return false;
@@ -143,12 +154,15 @@ bool stream_messages(const ParsedRequest& p, const ResponseMeta& m,
                      std::vector<TimedStream>& streams, const FrameWriter& write) {
   auto n_prompt = static_cast<int64_t>(p.requests.front().prompt_ids.size());
   if (!write(messages_stream_start(m, n_prompt))) return false;
+  int32_t stop_index = -1;
   return pump(streams, write, [&](int, const Event& e) {
     if (!e.text.empty() && !write(messages_stream_delta(e.text))) return false;
+    if (e.stop_index >= 0) stop_index = e.stop_index;
     if (!e.finished) return true;
-    if (e.finish == FinishReason::kError)
-      return write(messages_stream_error(ApiError(500, "api_error", e.error)));
-    return write(messages_stream_end(p, e));
+    if (failed(e)) return write(messages_stream_error(unfinished_error(e)));
+    Event last = e;
+    last.stop_index = stop_index;
+    return write(messages_stream_end(p, last));
   });
 }
 

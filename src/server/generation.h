@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "server/api_error.h"
 #include "server/metrics.h"
 #include "server/parsed_request.h"
 #include "server/responses.h"
@@ -40,6 +41,9 @@ std::vector<TimedStream> submit_all(Engine& engine, ParsedRequest& p, ServerMetr
 // Waits for every stream; the merged event of each (all tokens, all text, the
 // finish and usage of the last).
 std::vector<Event> collect_all(std::vector<TimedStream>& streams);
+
+// What a request cancelled by the engine (shutdown) answers: 503, code "cancelled".
+ApiError cancelled_error();
 
 // Writes one SSE frame; false when the client is gone.
 using FrameWriter = std::function<bool(const std::string&)>;

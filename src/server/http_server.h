@@ -36,6 +36,7 @@ struct ServedModel {
   Engine* engine = nullptr;
   const tok::Tokenizer* tokenizer = nullptr;
   ParseContext parse;
+  std::string name;         // the model id when --served-model-name is not given
   std::string fingerprint;  // system_fingerprint
   int64_t created = 0;      // unix seconds, for /v1/models
 };

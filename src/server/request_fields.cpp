@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <limits>
+#include <random>
 
 #include "server/api_error.h"
 #include "server/json_fields.h"
@@ -48,6 +49,10 @@ void read_sampling(const json& body, const ParseContext& ctx, Request& r) {
     int64_t seed = int_field(body, "seed", std::numeric_limits<int64_t>::min(),
                              std::numeric_limits<int64_t>::max(), 0);
     r.seed = static_cast<uint64_t>(seed);
+  } else {
+    // Chosen here, below 2^53, so that a JavaScript client reads back the exact seed.
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    r.seed = rng() >> 11;
   }
   ProcessorParams& p = r.processors;
   p.presence_penalty = static_cast<float>(number_field(body, "presence_penalty", -2, 2, 0));

@@ -22,7 +22,7 @@ struct ResponseMeta {
   std::string model;               // the served model name
   int64_t created = 0;             // unix seconds
   std::string system_fingerprint;  // names the weights and the build
-  uint64_t seed = 0;               // the seed the (first) request samples with
+  int64_t seed = 0;  // the seed the (first) request samples with, as the client gave it
 };
 
 // "chatcmpl-", "cmpl-" or "msg_" and 24 random hex digits.

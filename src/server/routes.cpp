@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
 
 #include "server/anthropic_response.h"
 #include "server/generation.h"
@@ -79,7 +78,7 @@ void HttpServer::Impl::require_ready() const {
 
 std::string HttpServer::Impl::model_name() const {
   if (!s.options_.served_model_name.empty()) return s.options_.served_model_name;
-  return std::filesystem::path(s.model_.tokenizer->source()).filename().string();
+  return s.model_.name;
 }
 
 void HttpServer::Impl::generate(Api api, const Request& req, Response& res) {
@@ -93,9 +92,14 @@ void HttpServer::Impl::generate(Api api, const Request& req, Response& res) {
   job->tokenizer = m.tokenizer;
   job->streams = submit_all(*m.engine, job->parsed, s.metrics_);
   job->meta = {new_response_id(api), model_name(), unix_now(), m.fingerprint,
-               job->streams[0].seed()};
+               static_cast<int64_t>(job->streams[0].seed())};
   if (!job->parsed.stream) {
     std::vector<Event> results = collect_all(job->streams);
+    for (const Event& e : results)
+      if (e.finish == FinishReason::kCancelled)
+        throw cancelled_error();
+      else if (e.finish == FinishReason::kError)
+        throw ApiError(500, "server_error", e.error);
     const ParsedRequest& p = job->parsed;
     if (api == Api::kChat)
       return send_json(res, 200, chat_response(job->meta, p, results, *m.tokenizer));
