@@ -24,7 +24,9 @@ setTimeout(() => {
   process.exit(2);
 }, +a.deadline * 1000).unref();
 
-const server = await startServer(["--max-connections", String(CLIENTS * 2)]);
+// The prefix cache is off: it grows by design up to its byte cap, which would
+// hide (or fake) a leak in the resident-memory comparison.
+const server = await startServer(["--max-connections", String(CLIENTS * 2), "--prefix-cache-bytes", "0"]);
 const topics = ["a fox", "the sea", "a robot", "a tiny dragon", "the moon", "a lost key"];
 
 // One streaming chat request; returns { ttft, gaps[] } in ms, or throws.
@@ -104,6 +106,7 @@ console.log(`  inter-token ms: p50 ${pct(gaps, 50).toFixed(1)}  p99 ${pct(gaps, 
 
 // Phase 2.
 let next = 0, rssWarm = null;
+const rssTrace = [];
 await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
   while (next < TOTAL) {
     const i = next++;
@@ -113,11 +116,12 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       errors.push(String(e));
     }
     if (i === WARMUP) rssWarm = rssMb();
+    if (i % 100 === 0) rssTrace.push(rssMb().toFixed(0));
   }
 }));
 const rssEnd = rssMb();
 console.log(`phase 2: ${TOTAL} requests; resident memory ${rssWarm.toFixed(1)} MB after ${WARMUP}, ` +
-  `${rssEnd.toFixed(1)} MB after ${TOTAL}`);
+  `${rssEnd.toFixed(1)} MB after ${TOTAL} (every 100: ${rssTrace.join(" ")})`);
 
 const { code } = await server.stop();
 if (errors.length) console.log(`errors (first 5):\n  ${errors.slice(0, 5).join("\n  ")}`);

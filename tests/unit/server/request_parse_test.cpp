@@ -38,7 +38,8 @@ TEST_F(RequestParse, ChatRendersTheTemplateAndFillsDefaults) {
   EXPECT_EQ(r.max_tokens, 512 - static_cast<int32_t>(r.prompt_ids.size()));
   EXPECT_FLOAT_EQ(r.sampling.temperature, 0.7f);
   EXPECT_FLOAT_EQ(r.sampling.top_p, 0.9f);
-  EXPECT_FALSE(r.seed.has_value());
+  ASSERT_TRUE(r.seed.has_value());  // chosen by the server, exact in a JavaScript number
+  EXPECT_LT(*r.seed, uint64_t{1} << 53);
   EXPECT_EQ(r.stop_ids, std::vector<int32_t>{2});
   EXPECT_EQ(r.logprobs, -1);
   EXPECT_FALSE(p.stream);
