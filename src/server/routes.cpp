@@ -202,7 +202,8 @@ void HttpServer::Impl::health(const Request&, Response& res) {
 
 void HttpServer::Impl::metrics(const Request&, Response& res) {
   int state = s.state_.load();
-  EngineStats stats = state == kLoading ? EngineStats{} : s.model_.engine->stats();
+  EngineStats stats =
+      state != kLoading && s.model_.engine ? s.model_.engine->stats() : EngineStats{};
   res.status = 200;
   res.set_content(s.metrics_.render(stats, state != kLoading, state == kDraining),
                   "text/plain; version=0.0.4");
