@@ -5,7 +5,7 @@
 set -eu
 CAIRN=$1
 OUT=$(mktemp -d)
-trap 'kill $PID 2>/dev/null; rm -rf "$OUT"' EXIT
+trap 'kill $PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 "$CAIRN" serve --port 0 >"$OUT/serve.out" 2>"$OUT/serve.err" &
 PID=$!
 for _ in $(seq 300); do grep -q ready "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
