@@ -4,6 +4,8 @@
 // CONCURRENCY clients. Prints both rates and their ratio (target ≥ 0.95).
 //   node bench/server/throughput.mjs [--requests 128] [--concurrency 16] [--prompt 64] [--output 64]
 import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startServer, cairnBin } from "../../tests/server/lib/server.mjs";
 
@@ -13,7 +15,8 @@ const { values: a } = parseArgs({ options: {
   model: { type: "string", default: "" },
 } });
 const R = +a.requests, C = +a.concurrency, P = +a.prompt, O = +a.output;
-const modelArgs = a.model ? ["--model", a.model] : [];
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const modelArgs = ["--model", a.model || path.join(root, "models/default")];
 const common = ["--kv-budget", "1GiB", "--max-seqs", String(Math.max(C, 1))];
 
 const bench = execFileSync(cairnBin, ["bench", "--load", ...modelArgs, ...common, "--requests", String(R),

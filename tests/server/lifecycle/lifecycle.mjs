@@ -1,5 +1,5 @@
 // The server's life: 503 while loading, a client that leaves cancels its
-// request (the engine frees it), SIGTERM drains (503 for new requests, the
+// request (the engine frees it), a full queue answers 429, SIGTERM drains (503 for new requests, the
 // stream in flight finishes) and exits 0, and --shutdown-timeout cancels what
 // is still running.
 import assert from "node:assert/strict";
@@ -74,6 +74,20 @@ const cases = [
       (await metric(s.url, "cairn_kv_pages_used")) === 0, 2000, "the engine to free the request");
     const generated = await metric(s.url, "cairn_generation_tokens_total");
     assert.ok(generated < 900, `generated ${generated} tokens after the client left`);
+    assert.equal((await s.stop()).code, 0);
+  }],
+  ["a full queue answers 429 queue_full; the others finish", async () => {
+    const s = await startServer(["--max-seqs", "1", "--max-queue", "1"]);
+    const body = JSON.stringify({ messages: [{ role: "user", content: "Tell me a story." }],
+      max_tokens: 100, min_tokens: 100, temperature: 0 });
+    const answers = await Promise.all([0, 1, 2, 3, 4, 5].map(() =>
+      getJson(`${s.url}/v1/chat/completions`, { method: "POST", body })));
+    const statuses = answers.map((r) => r.status).sort();
+    assert.ok(statuses.includes(429) && statuses.includes(200), statuses.join(","));
+    for (const r of answers) {
+      if (r.status === 429) assert.equal(r.body.error.code, "queue_full");
+      else assert.equal(r.body.usage.completion_tokens, 100);
+    }
     assert.equal((await s.stop()).code, 0);
   }],
   ["SIGTERM drains: 503 for new requests, the stream in flight finishes, exit 0", async () => {
