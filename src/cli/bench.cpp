@@ -13,6 +13,7 @@
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
 #include "cli/loaded_model.h"
+#include "cli/model_path.h"
 #include "cli/verbs.h"
 #include "core/error.h"
 #include "kv/contiguous_cache.h"
@@ -118,9 +119,9 @@ void run_load_bench(const BenchFlags& f) {
            f.dtypes.front());
     path = model_dir(f, find_bench_shape(f.shapes.front()), dtype);
   }
-  LoadedModel m = load_for_cli(path);
-  const EngineOptions o = engine_options(f.engine, m.model->config().path);
-  print_load_bench(*m.model, f.load_flags, o, weight_file_bytes(m.model->config().path),
+  std::unique_ptr<Model> model = load_model(resolve_model_path(path), {});  // ids only: no tokenizer
+  const std::string& dir = model->config().path;
+  print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
                    bandwidth);
 }
 
