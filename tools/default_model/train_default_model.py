@@ -4,7 +4,8 @@ Llama-architecture model (llama_model.py, plain PyTorch) on the corpus made by
 make_corpus.sh, then saves it in the Hugging Face layout and checks the saved
 folder with transformers.
 
-    train_default_model.py --corpus corpus.tar.xz --out OUT [--steps N] [--keep-best] [--smoke]
+    train_default_model.py --corpus corpus.tar.xz --out OUT [--steps N] [--keep-best]
+        [--best-by text|text+instruct] [--instruct-repeat K] [--smoke]
 
 Writes OUT/model/ (the HF folder), OUT/loss.csv (step, tokens, lr, train loss,
 validation losses), OUT/summary.json (sizes, timings, perplexities, the
@@ -178,7 +179,13 @@ def parse_args():
     ap.add_argument("--eval-every", type=int, default=250)
     ap.add_argument("--keep-best", action="store_true",
                     help="ship the weights of the evaluation (every --eval-every steps) with the "
-                         "lowest held-out text loss, not those of the last step")
+                         "lowest --best-by loss, not those of the last step")
+    ap.add_argument("--best-by", choices=("text", "text+instruct"), default="text",
+                    help="what --keep-best minimises: the held-out text loss, or its sum with "
+                         "the held-out instruction loss")
+    ap.add_argument("--instruct-repeat", type=int, default=1,
+                    help="each instruction document appears this many times in the training "
+                         "stream (the tokenizer still sees it once)")
     ap.add_argument("--replay-steps", type=int, default=20)
     ap.add_argument("--max-train-seconds", type=float, default=470.0,
                     help="stops early (and says so) if the step loop runs longer")
@@ -193,7 +200,9 @@ def prepare(args, summary):
     tok_docs = corpus["train"] + corpus["instruct_train"]
     tok = train_tokenizer(tok_docs, args.vocab)
     t1 = time.time()
-    mixed = corpus["train"] + corpus["instruct_train"]
+    if args.instruct_repeat < 1:
+        raise SystemExit(f"--instruct-repeat must be >= 1, got {args.instruct_repeat}")
+    mixed = corpus["train"] + corpus["instruct_train"] * args.instruct_repeat
     random.Random(args.seed).shuffle(mixed)
     data = {"train": encode_stream(tok, mixed), "valid": encode_stream(tok, corpus["valid"]),
             "instruct_valid": encode_stream(tok, corpus["instruct_valid"])}
@@ -203,6 +212,11 @@ def prepare(args, summary):
                    bytes_per_token=sum(len(d.encode()) for d in corpus["valid"]) / max(1, data["valid"].numel()))
     print(json.dumps(summary), flush=True)
     return tok, {k: v.cuda() for k, v in data.items()}
+
+
+def best_score(ev, best_by):
+    """What --keep-best minimises for one evaluation {valid, instruct_valid}."""
+    return ev["valid"] + (ev["instruct_valid"] if best_by == "text+instruct" else 0.0)
 
 
 def run_eval(model, fwd, data, seq, max_windows):
@@ -277,8 +291,9 @@ def main():
         elapsed = time.time() - t_train
         if (step + 1) % args.eval_every == 0 or step + 1 == args.steps:
             evals[step] = run_eval(model, fwd, data, args.seq, 64)
-            if args.keep_best and evals[step]["valid"] < best["valid"]:
-                best.update(valid=evals[step]["valid"], step=step + 1,
+            score = best_score(evals[step], args.best_by)
+            if args.keep_best and score < best["valid"]:
+                best.update(valid=score, step=step + 1,
                             state={k: v.detach().clone() for k, v in model.state_dict().items()})
             print(f"step {step + 1}/{args.steps} loss {loss.item():.4f} lr {lr:.2e} "
                   f"val {evals[step]} {elapsed:.1f}s", flush=True)
@@ -297,8 +312,10 @@ def main():
                    tokens_seen=n_done * args.batch * args.seq)
     if best["state"] is not None:  # --keep-best: the shipped weights are those of best["step"]
         model.load_state_dict(best["state"])
-        summary.update(kept_step=best["step"], kept_valid_loss_subset=best["valid"])
-        print(f"keeping the weights of step {best['step']} (held-out loss {best['valid']:.4f})",
+        summary.update(kept_step=best["step"], kept_best_by=args.best_by,
+                       kept_score_subset=best["valid"])
+        print(f"keeping the weights of step {best['step']} ({args.best_by} held-out loss "
+              f"{best['valid']:.4f})",
               flush=True)
     final = run_eval(model, fwd, data, args.seq, 100_000)
     summary["final_eval"] = {k: {"loss": v, "perplexity": math.exp(v)} for k, v in final.items()}
