@@ -41,8 +41,8 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
   std::span<const int32_t> all(s.tokens);
   apply_processors(row_, r.processors, all.first(static_cast<size_t>(s.n_prompt)),
                    all.subspan(static_cast<size_t>(s.n_prompt)));
-  const SampleResult sr = sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()),
-                                 std::max(r.logprobs, 0));
+  const SampleResult sr =
+      sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), std::max(r.logprobs, 0));
   s.tokens.push_back(sr.id);
   ++counts_.generated_tokens;
   Event e;
@@ -50,8 +50,9 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
   SeqOutput::Delta d = a.output->feed(sr.id);
   e.text = std::move(d.text);
   const bool stop_id = std::find(r.stop_ids.begin(), r.stop_ids.end(), sr.id) != r.stop_ids.end();
-  const bool at_limit = s.n_generated() >= r.max_tokens ||
-                        static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
+  const bool at_limit =
+      s.n_generated() >= r.max_tokens ||
+      static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
   if (d.stopped || stop_id || at_limit) {
     if (!d.stopped) e.text += a.output->flush();
     a.stop_index = d.stop_index;

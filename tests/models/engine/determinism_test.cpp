@@ -15,7 +15,9 @@ struct Case {
   std::string dir;
   int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
 };
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class Determinism : public ::testing::TestWithParam<Case> {
  protected:
@@ -41,7 +43,9 @@ class Determinism : public ::testing::TestWithParam<Case> {
   }
   int64_t vocab() { return model().config().vocab_size; }
   // The request under test: a sampled one, so tokens depend on (seed, step) too.
-  Request target(int64_t len = 90) { return test_request(test_prompt(len, 7, vocab()), 12, 0.9f, 42); }
+  Request target(int64_t len = 90) {
+    return test_request(test_prompt(len, 7, vocab()), 12, 0.9f, 42);
+  }
   Outcome alone(int64_t max_batch_tokens = 2048) {
     Engine e(model(), nullptr, options(max_batch_tokens, 1));
     return collect(e.submit(target()), log);

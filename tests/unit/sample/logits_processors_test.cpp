@@ -114,10 +114,10 @@ TEST(SamplingChain, ProcessorsThenTruncationGiveTheHandComputedDistribution) {
   const std::vector<float> raw = {2.0f, 1.0f, 0.5f, 0.0f, -1.0f, 1.5f};
   const std::vector<int32_t> prompt = {1}, generated = {0};
   ProcessorParams pp;
-  pp.logit_bias = {{5, -0.5f}};   // id 5: 1.5 → 1.0
-  pp.repetition_penalty = 2.0f;   // ids 0, 1 seen: 2 → 1, 1 → 0.5
-  pp.presence_penalty = 0.1f;     // id 0 generated once: 1 → 0.9
-  pp.frequency_penalty = 0.2f;    //                      0.9 → 0.7
+  pp.logit_bias = {{5, -0.5f}};  // id 5: 1.5 → 1.0
+  pp.repetition_penalty = 2.0f;  // ids 0, 1 seen: 2 → 1, 1 → 0.5
+  pp.presence_penalty = 0.1f;    // id 0 generated once: 1 → 0.9
+  pp.frequency_penalty = 0.2f;   //                      0.9 → 0.7
   SamplingParams sp;
   sp.temperature = 0.5f;  // → {1.4, 1.0, 1.0, 0.0, -2.0, 2.0}
   sp.top_k = 4;           // keeps ids 5, 0, 1, 2 (1 before 2: a tie goes to the lower id)
