@@ -13,6 +13,7 @@
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
 #include "cli/loaded_model.h"
+#include "cli/model_path.h"
 #include "cli/verbs.h"
 #include "core/error.h"
 #include "kv/contiguous_cache.h"
@@ -118,9 +119,10 @@ void run_load_bench(const BenchFlags& f) {
            f.dtypes.front());
     path = model_dir(f, find_bench_shape(f.shapes.front()), dtype);
   }
-  LoadedModel m = load_for_cli(path);
-  const EngineOptions o = engine_options(f.engine, m.model->config().path);
-  print_load_bench(*m.model, f.load_flags, o, weight_file_bytes(m.model->config().path),
+  std::unique_ptr<Model> model =
+      load_model(resolve_model_path(path), {});  // ids only: no tokenizer
+  const std::string& dir = model->config().path;
+  print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
                    bandwidth);
 }
 
@@ -151,7 +153,8 @@ void add_load_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--concurrency", l.concurrency, "--load: clients at once, e.g. 1,16")
       ->delimiter(',')
       ->capture_default_str();
-  cmd.add_option("--request-tokens", l.prompt_tokens, "--load: each prompt's own tokens, N or MIN:MAX")
+  cmd.add_option("--request-tokens", l.prompt_tokens,
+                 "--load: each prompt's own tokens, N or MIN:MAX")
       ->capture_default_str();
   cmd.add_option("--output-tokens", l.output_tokens, "--load: tokens per request, N or MIN:MAX")
       ->capture_default_str();
@@ -161,7 +164,8 @@ void add_load_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_option("--shared-prefix-fraction", l.shared_fraction,
                  "--load: fraction of prompts starting with the shared prefix")
       ->capture_default_str();
-  cmd.add_option("--prefix-cache", l.prefix_cache, "--load: on, off or both")->capture_default_str();
+  cmd.add_option("--prefix-cache", l.prefix_cache, "--load: on, off or both")
+      ->capture_default_str();
   add_engine_flags(cmd, f.engine);
 }
 

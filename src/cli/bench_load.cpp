@@ -30,9 +30,8 @@ struct Range {
 Range parse_range(const std::string& s, const char* flag) {
   const size_t colon = s.find(':');
   try {
-    Range r{std::stoll(s.substr(0, colon)), colon == std::string::npos
-                                                ? std::stoll(s)
-                                                : std::stoll(s.substr(colon + 1))};
+    Range r{std::stoll(s.substr(0, colon)),
+            colon == std::string::npos ? std::stoll(s) : std::stoll(s.substr(colon + 1))};
     if (r.lo >= 1 && r.hi >= r.lo) return r;
   } catch (const std::exception&) {
   }
@@ -53,9 +52,8 @@ int64_t draw(const Range& r, uint64_t key) {
 std::vector<int32_t> random_ids(int64_t n, uint64_t key, int64_t vocab) {
   std::vector<int32_t> ids(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
-    ids[static_cast<size_t>(i)] =
-        static_cast<int32_t>(3 + mix(key * 1000003 + static_cast<uint64_t>(i)) %
-                                     static_cast<uint64_t>(vocab - 3));
+    ids[static_cast<size_t>(i)] = static_cast<int32_t>(
+        3 + mix(key * 1000003 + static_cast<uint64_t>(i)) % static_cast<uint64_t>(vocab - 3));
   return ids;
 }
 
@@ -74,11 +72,13 @@ Request make_request(const LoadFlags& f, int64_t i, int64_t vocab) {
   const uint64_t key = static_cast<uint64_t>(i) + 1;
   Request r;
   const bool shared = static_cast<double>(mix(key * 7) % 10000) < f.shared_fraction * 10000.0;
-  if (shared && f.shared_prefix_tokens > 0) r.prompt_ids = random_ids(f.shared_prefix_tokens, 0, vocab);
+  if (shared && f.shared_prefix_tokens > 0)
+    r.prompt_ids = random_ids(f.shared_prefix_tokens, 0, vocab);
   const std::vector<int32_t> own =
       random_ids(draw(parse_range(f.prompt_tokens, "--prompt-tokens"), key), key, vocab);
   r.prompt_ids.insert(r.prompt_ids.end(), own.begin(), own.end());
-  r.max_tokens = static_cast<int32_t>(draw(parse_range(f.output_tokens, "--output-tokens"), key * 3));
+  r.max_tokens =
+      static_cast<int32_t>(draw(parse_range(f.output_tokens, "--output-tokens"), key * 3));
   r.sampling.temperature = 0.0f;  // every request runs to max_tokens: no stop ids
   r.seed = key;
   return r;
@@ -188,11 +188,13 @@ void print_load_bench(Model& model, const LoadFlags& f, const EngineOptions& bas
       const LoadResult r = run_load(model, f, c, cache, base);
       print_result(c, cache, r, weight_bytes, bandwidth_gbs);
       const double rate = static_cast<double>(r.generated) / r.seconds;
-      if (first_rate == 0) first_rate = rate;
+      if (first_rate == 0)
+        first_rate = rate;
       else if (caches.size() == 1)
         fmt::print("  aggregate generation at concurrency {}: {:.2f}x concurrency {}\n", c,
                    rate / first_rate, f.concurrency.front());
-      if (!cache) ttft_off = r.ttft_p50;
+      if (!cache)
+        ttft_off = r.ttft_p50;
       else if (ttft_off > 0)
         fmt::print("  TTFT p50 with the prefix cache: {:.2f}x lower than without\n",
                    ttft_off / r.ttft_p50);

@@ -37,9 +37,12 @@ int64_t parse_bytes(const std::string& text, const std::string& flag) {
   if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
   if (unit.size() == 2 && unit[1] == 'B') unit = unit.substr(0, 1);
   double scale = 1;
-  if (unit == "K" || unit == "k") scale = 1024.0;
-  else if (unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "G") scale = 1024.0 * 1024 * 1024;
+  if (unit == "K" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "M")
+    scale = 1024.0 * 1024;
+  else if (unit == "G")
+    scale = 1024.0 * 1024 * 1024;
   else if (!unit.empty() && unit != "B")
     fail(ErrorCode::kInvalidArgument, "{}: unknown unit '{}' in '{}' (K, M, G, KiB, MiB, GiB)",
          flag, unit, text);

@@ -24,8 +24,9 @@ struct ActiveRequest {
   Sequence seq;
   std::shared_ptr<RequestStream> stream;
   std::unique_ptr<SeqOutput> output;
-  PublishCursor cursor;    // prefix-cache publishing of its full pages
-  bool quantized = false;  // the namespace its pages publish under
+  PublishCursor cursor;     // prefix-cache publishing of its full pages
+  bool quantized = false;   // the namespace its pages publish under
+  int32_t stop_index = -1;  // the stop string that ended it
 };
 
 class Engine::Loop {

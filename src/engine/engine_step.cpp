@@ -14,7 +14,7 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   const ForwardBatch batch = build_batch(plan);
   const int64_t vocab = model_.config().vocab_size;
   const auto n_rows = static_cast<int64_t>(batch.logit_rows().size());
-  Tensor logits = Tensor::empty({std::max<int64_t>(n_rows, 1), vocab}, DType::kF32);
+  Tensor logits = Tensor::empty({n_rows, vocab}, DType::kF32);  // [rows that sample, vocab]
   model_.forward(batch, kv_, logits);
   int64_t row = 0;
   std::vector<ActiveRequest*> stepped;
@@ -41,8 +41,8 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
   std::span<const int32_t> all(s.tokens);
   apply_processors(row_, r.processors, all.first(static_cast<size_t>(s.n_prompt)),
                    all.subspan(static_cast<size_t>(s.n_prompt)));
-  const SampleResult sr = sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()),
-                                 std::max(r.logprobs, 0));
+  const SampleResult sr =
+      sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), std::max(r.logprobs, 0));
   s.tokens.push_back(sr.id);
   ++counts_.generated_tokens;
   Event e;
@@ -50,11 +50,12 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
   SeqOutput::Delta d = a.output->feed(sr.id);
   e.text = std::move(d.text);
   const bool stop_id = std::find(r.stop_ids.begin(), r.stop_ids.end(), sr.id) != r.stop_ids.end();
-  const bool at_limit = s.n_generated() >= r.max_tokens ||
-                        static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
+  const bool at_limit =
+      s.n_generated() >= r.max_tokens ||
+      static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
   if (d.stopped || stop_id || at_limit) {
     if (!d.stopped) e.text += a.output->flush();
-    e.stop_index = d.stop_index;
+    a.stop_index = d.stop_index;
     a.stream->push(std::move(e));
     finish(a, d.stopped || stop_id ? FinishReason::kStop : FinishReason::kLength);
     return;
@@ -86,6 +87,7 @@ void Engine::Loop::finish(ActiveRequest& a, FinishReason why, std::string error)
   e.finished = true;
   e.finish = why;
   e.error = std::move(error);
+  e.stop_index = a.stop_index;
   e.usage = {s.n_prompt, std::max<int64_t>(s.n_generated(), 0), s.n_cached};
   a.stream->push(std::move(e));
   ++counts_.requests_finished;

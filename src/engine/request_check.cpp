@@ -9,8 +9,8 @@ void check_ids(const ModelConfig& cfg, const Request& r) {
   for (size_t i = 0; i < r.prompt_ids.size(); ++i) {
     const int32_t id = r.prompt_ids[i];
     if (id < 0 || id >= cfg.vocab_size)
-      fail(ErrorCode::kInvalidArgument, "prompt: token id {} at {} is outside the vocabulary [0, {})",
-           id, i, cfg.vocab_size);
+      fail(ErrorCode::kInvalidArgument,
+           "prompt: token id {} at {} is outside the vocabulary [0, {})", id, i, cfg.vocab_size);
   }
   for (int32_t id : r.stop_ids)
     if (id < 0 || id >= cfg.vocab_size)

@@ -15,7 +15,7 @@ void RequestStream::push(Event e) {
       last.finished = e.finished;
       last.finish = e.finish;
       last.error = std::move(e.error);
-      if (e.stop_index >= 0) last.stop_index = e.stop_index;  // the final event carries none
+      last.stop_index = e.stop_index;
       last.usage = e.usage;
     } else {
       events_.push_back(std::move(e));
@@ -39,11 +39,11 @@ Event RequestStream::collect() {
   while (next(e, std::chrono::hours(24))) {
     for (TokenOut& t : e.tokens) all.tokens.push_back(std::move(t));
     all.text += e.text;
-    if (e.stop_index >= 0) all.stop_index = e.stop_index;  // set on the event that stopped
     if (e.finished) {
       all.finished = true;
       all.finish = e.finish;
       all.error = e.error;
+      all.stop_index = e.stop_index;
       all.usage = e.usage;
     }
   }

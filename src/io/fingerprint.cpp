@@ -31,7 +31,8 @@ void hash_range(XXH3_state_t* st, std::ifstream& in, int64_t offset, int64_t n,
   in.seekg(offset);
   while (n > 0) {
     const auto chunk = static_cast<std::streamsize>(std::min<int64_t>(n, buf.size()));
-    if (!in.read(buf.data(), chunk)) fail(ErrorCode::kIo, "{}: cannot read for its fingerprint", name);
+    if (!in.read(buf.data(), chunk))
+      fail(ErrorCode::kIo, "{}: cannot read for its fingerprint", name);
     XXH3_128bits_update(st, buf.data(), static_cast<size_t>(chunk));
     n -= chunk;
   }

@@ -23,7 +23,7 @@ struct Request {
   std::optional<uint64_t> seed;     // none: the engine chooses one and reports it
   // logit_bias, penalties, min_tokens. eos_ids is filled by the engine from stop_ids.
   ProcessorParams processors;
-  std::vector<int32_t> stop_ids;  // generation ends after emitting one (EOS ids, …)
+  std::vector<int32_t> stop_ids;          // generation ends after emitting one (EOS ids, …)
   std::vector<std::string> stop_strings;  // ends when the text contains one (not emitted)
   int32_t logprobs = -1;                  // -1 none; 0..20: the token's logprob + this many top
   bool skip_special = true;               // text deltas leave special tokens out

@@ -47,7 +47,10 @@ cp "$shared/tinyshakespeare.txt" "$shared/war-and-peace.txt" "$raw/"
 
 python3 "$here/clean_corpus.py" --raw "$raw" --out "$out"
 python3 "$here/make_instructions.py" --gcide "$raw/gcide.txt" --out "$out"
-tar -C "$out" -cJf "$out/corpus.tar.xz" train.txt valid.txt instruct_train.txt instruct_valid.txt sources.json
+# Fixed order, times and owners: the same text gives the same archive, byte for byte.
+tar -C "$out" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - \
+  train.txt valid.txt instruct_train.txt instruct_valid.txt sources.json | xz -6 -T1 > "$out/corpus.tar.xz"
+(cd "$out" && sha256sum train.txt valid.txt instruct_train.txt instruct_valid.txt corpus.tar.xz)
 ls -l "$out/corpus.tar.xz"
 size=$(stat -c %s "$out/corpus.tar.xz")
 [ "$size" -le $((64 * 1024 * 1024)) ] || { echo "corpus.tar.xz is over 64 MiB" >&2; exit 1; }

@@ -4,10 +4,11 @@ Llama-architecture model (llama_model.py, plain PyTorch) on the corpus made by
 make_corpus.sh, then saves it in the Hugging Face layout and checks the saved
 folder with transformers.
 
-    train_default_model.py --corpus corpus.tar.xz --out OUT [--steps N] [--smoke]
+    train_default_model.py --corpus corpus.tar.xz --out OUT [--steps N] [--keep-best]
+        [--best-by text|text+instruct] [--instruct-repeat K] [--smoke]
 
 Writes OUT/model/ (the HF folder), OUT/loss.csv (step, tokens, lr, train loss,
-validation losses, seconds), OUT/summary.json (sizes, timings, perplexities, the
+validation losses), OUT/summary.json (sizes, timings, perplexities, the
 transformers check, the replay check), OUT/samples.txt and OUT/fixture/ (reference
 logits from transformers for tests/models). Needs torch, tokenizers, safetensors
 and transformers; a CUDA GPU.
@@ -176,6 +177,15 @@ def parse_args():
     ap.add_argument("--vocab", type=int, default=8192)
     ap.add_argument("--seed", type=int, default=1337)
     ap.add_argument("--eval-every", type=int, default=250)
+    ap.add_argument("--keep-best", action="store_true",
+                    help="ship the weights of the evaluation (every --eval-every steps) with the "
+                         "lowest --best-by loss, not those of the last step")
+    ap.add_argument("--best-by", choices=("text", "text+instruct"), default="text",
+                    help="what --keep-best minimises: the held-out text loss, or its sum with "
+                         "the held-out instruction loss")
+    ap.add_argument("--instruct-repeat", type=int, default=1,
+                    help="each instruction document appears this many times in the training "
+                         "stream (the tokenizer still sees it once)")
     ap.add_argument("--replay-steps", type=int, default=20)
     ap.add_argument("--max-train-seconds", type=float, default=470.0,
                     help="stops early (and says so) if the step loop runs longer")
@@ -190,7 +200,9 @@ def prepare(args, summary):
     tok_docs = corpus["train"] + corpus["instruct_train"]
     tok = train_tokenizer(tok_docs, args.vocab)
     t1 = time.time()
-    mixed = corpus["train"] + corpus["instruct_train"]
+    if args.instruct_repeat < 1:
+        raise SystemExit(f"--instruct-repeat must be >= 1, got {args.instruct_repeat}")
+    mixed = corpus["train"] + corpus["instruct_train"] * args.instruct_repeat
     random.Random(args.seed).shuffle(mixed)
     data = {"train": encode_stream(tok, mixed), "valid": encode_stream(tok, corpus["valid"]),
             "instruct_valid": encode_stream(tok, corpus["instruct_valid"])}
@@ -200,6 +212,11 @@ def prepare(args, summary):
                    bytes_per_token=sum(len(d.encode()) for d in corpus["valid"]) / max(1, data["valid"].numel()))
     print(json.dumps(summary), flush=True)
     return tok, {k: v.cuda() for k, v in data.items()}
+
+
+def best_score(ev, best_by):
+    """What --keep-best minimises for one evaluation {valid, instruct_valid}."""
+    return ev["valid"] + (ev["instruct_valid"] if best_by == "text+instruct" else 0.0)
 
 
 def run_eval(model, fwd, data, seq, max_windows):
@@ -220,6 +237,33 @@ def replay(model, fwd, init_state, data, args):
     return losses
 
 
+def write_loss_csv(path, rows, loss_vals, evals, args):
+    """One row a step; the validation columns only where they were measured."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["step", "tokens", "lr", "train_loss", "valid_loss", "instruct_valid_loss"])
+        for (step, lr), lv in zip(rows, loss_vals):
+            e = evals.get(step, {})
+            w.writerow([step + 1, (step + 1) * args.batch * args.seq, f"{lr:.6g}", f"{lv:.6f}",
+                        f"{e['valid']:.6f}" if e else "", f"{e['instruct_valid']:.6f}" if e else ""])
+
+
+def export(model, tok, cfg, data, out, summary):
+    """The HF folder OUT/model, its check with transformers, the tests' reference
+    (OUT/fixture) and the sample outputs."""
+    folder = os.path.join(out, "model")
+    model.eval()
+    hf_export.save_folder(model, tok, folder)
+    ref = hf_export.load_reference_copy(LlamaLM, cfg, folder, "cuda")
+    hf, summary["transformers_check"] = hf_export.check_with_transformers(
+        ref, folder, data["valid"][: 2 * 128].view(2, 128), "cuda")
+    print("transformers check", summary["transformers_check"], flush=True)
+    prompt = tok.encode("Once upon a time, there was a little fox who lived").ids
+    summary["fixture_greedy"] = tok.decode(hf_export.make_fixture(
+        hf, prompt, 12, os.path.join(out, "fixture"), "cuda"))
+    write_samples(ref, tok, os.path.join(out, "samples.txt"))
+
+
 def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -236,6 +280,7 @@ def main():
     fwd = model.loss if args.no_compile else torch.compile(model.loss)
     opt = make_optimizer(model, args)
     losses, rows, evals = [], [], {}
+    best = {"valid": math.inf, "step": None, "state": None}
     t_train = time.time()
 
     def on_step(step, loss, lr):
@@ -246,6 +291,10 @@ def main():
         elapsed = time.time() - t_train
         if (step + 1) % args.eval_every == 0 or step + 1 == args.steps:
             evals[step] = run_eval(model, fwd, data, args.seq, 64)
+            score = best_score(evals[step], args.best_by)
+            if args.keep_best and score < best["valid"]:
+                best.update(valid=score, step=step + 1,
+                            state={k: v.detach().clone() for k, v in model.state_dict().items()})
             print(f"step {step + 1}/{args.steps} loss {loss.item():.4f} lr {lr:.2e} "
                   f"val {evals[step]} {elapsed:.1f}s", flush=True)
         elif step % 50 == 0:
@@ -261,29 +310,20 @@ def main():
     torch.cuda.synchronize()
     summary.update(train_seconds=time.time() - t_train, steps_done=n_done,
                    tokens_seen=n_done * args.batch * args.seq)
+    if best["state"] is not None:  # --keep-best: the shipped weights are those of best["step"]
+        model.load_state_dict(best["state"])
+        summary.update(kept_step=best["step"], kept_best_by=args.best_by,
+                       kept_score_subset=best["valid"])
+        print(f"keeping the weights of step {best['step']} ({args.best_by} held-out loss "
+              f"{best['valid']:.4f})",
+              flush=True)
     final = run_eval(model, fwd, data, args.seq, 100_000)
     summary["final_eval"] = {k: {"loss": v, "perplexity": math.exp(v)} for k, v in final.items()}
     print("final", summary["final_eval"], flush=True)
     loss_vals = [x.item() for x in losses]
-    with open(os.path.join(args.out, "loss.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["step", "tokens", "lr", "train_loss", "valid_loss", "instruct_valid_loss"])
-        for (step, lr), lv in zip(rows, loss_vals):
-            e = evals.get(step, {})
-            w.writerow([step + 1, (step + 1) * args.batch * args.seq, f"{lr:.6g}", f"{lv:.6f}",
-                        f"{e['valid']:.6f}" if e else "", f"{e['instruct_valid']:.6f}" if e else ""])
+    write_loss_csv(os.path.join(args.out, "loss.csv"), rows, loss_vals, evals, args)
 
-    folder = os.path.join(args.out, "model")
-    model.eval()
-    hf_export.save_folder(model, tok, folder)
-    ref = hf_export.load_reference_copy(LlamaLM, cfg, folder, "cuda")
-    hf, summary["transformers_check"] = hf_export.check_with_transformers(
-        ref, folder, data["valid"][: 2 * 128].view(2, 128), "cuda")
-    print("transformers check", summary["transformers_check"], flush=True)
-    prompt = tok.encode("Once upon a time, there was a little fox who lived").ids
-    summary["fixture_greedy"] = tok.decode(hf_export.make_fixture(
-        hf, prompt, 12, os.path.join(args.out, "fixture"), "cuda"))
-    write_samples(ref, tok, os.path.join(args.out, "samples.txt"))
+    export(model, tok, cfg, data, args.out, summary)
 
     again = replay(model, fwd, init_state, data, args)
     diffs = [abs(a - b) for a, b in zip(again, loss_vals)]

@@ -16,6 +16,7 @@
 namespace cairn::test {
 
 inline const std::string kStoriesDir = std::string(CAIRN_SHARED_DIR) + "/models/stories260K";
+inline const std::string kDefaultModelDir = std::string(CAIRN_SOURCE_DIR) + "/models/default";
 inline std::string fixture_dir(const std::string& family) {
   return std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + family + "/f32";
 }
@@ -31,9 +32,12 @@ struct LogitsLog {
       rows[id].emplace_back(l.begin(), l.end());
     };
   }
-  std::vector<std::vector<float>> of(uint64_t id) {
+  // Takes the rows of id out (ids restart at 1 in every engine).
+  std::vector<std::vector<float>> take(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu);
-    return rows[id];
+    std::vector<std::vector<float>> r = std::move(rows[id]);
+    rows.erase(id);
+    return r;
   }
 };
 
@@ -71,7 +75,7 @@ inline Outcome collect(const std::shared_ptr<RequestStream>& s, LogitsLog& log) 
   Outcome o;
   o.final = s->collect();
   for (const TokenOut& t : o.final.tokens) o.ids.push_back(t.id);
-  o.logits = log.of(s->id());
+  o.logits = log.take(s->id());
   return o;
 }
 

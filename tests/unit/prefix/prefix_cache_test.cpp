@@ -173,6 +173,37 @@ TEST(PrefixCache, AttachContinuesLikeComputingSliding) {
   expect_continues(kv, c, o, 3, {{1, 96}}, 1);
 }
 
+// The bytes a step over attached and computing sequences takes, as planned.
+TEST(PrefixCache, BytesToAppendAfterAttach) {
+  ModelConfig c = tiny_config({0, 0});
+  for (int64_t quant_start : {-1, 48}) {
+    PagedKvOptions o = f32_options(16);
+    if (quant_start >= 0) o.quant = uniform_scheme(c, 8, 32, quant_start);
+    PagedKvState kv(c, o);
+    PrefixCache cache(kv, 1 << 22);
+    const std::vector<int32_t> ids = compute(kv, c, 0, {{1, 40}});
+    PublishCursor cur;
+    cache.publish(0, ids, test_ns(), cur);
+    const PrefixMatch m = cache.match(ids, test_ns(), 40);
+    ASSERT_EQ(m.n_tokens, 32);
+    cache.attach(1, m);
+    cache.attach(2, m);
+    const std::vector<SpanSpec> step = {{0, 40, 5, 1}, {1, 32, 20, 2}, {2, 32, 3, 3}};
+    int64_t predicted = 0;
+    for (const SpanSpec& sp : step) predicted += kv.bytes_to_append(sp.slot, sp.n);
+    const int64_t before = kv.pool().used_bytes();
+    run_step(kv, c, step);
+    if (quant_start < 0) {
+      EXPECT_EQ(kv.pool().used_bytes() - before, predicted);
+    } else {  // slot 1 reaches 48 and converts: its two new full pages are freed again
+      ASSERT_TRUE(kv.is_quantized(1));
+      ASSERT_FALSE(kv.is_quantized(2));
+      const int64_t full_page = kv.pool().page_bytes(kv.arena_of(2, 0));
+      EXPECT_EQ(kv.pool().used_bytes() - before, predicted - 2 * full_page);
+    }
+  }
+}
+
 // A key hit whose stored tokens differ is a miss: the match stops there.
 TEST(PrefixCache, VerifiesStoredTokens) {
   ModelConfig c = tiny_config({0});

@@ -104,3 +104,56 @@ TEST(SamplerLogprobs, SampledLogprobsAreOfTheTruncatedTemperedDistribution) {
 
 }  // namespace
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+// The whole chain against a distribution worked out by hand: processors, then
+// temperature → top-k → top-p → min-p → draw.
+TEST(SamplingChain, ProcessorsThenTruncationGiveTheHandComputedDistribution) {
+  const std::vector<float> raw = {2.0f, 1.0f, 0.5f, 0.0f, -1.0f, 1.5f};
+  const std::vector<int32_t> prompt = {1}, generated = {0};
+  ProcessorParams pp;
+  pp.logit_bias = {{5, -0.5f}};  // id 5: 1.5 → 1.0
+  pp.repetition_penalty = 2.0f;  // ids 0, 1 seen: 2 → 1, 1 → 0.5
+  pp.presence_penalty = 0.1f;    // id 0 generated once: 1 → 0.9
+  pp.frequency_penalty = 0.2f;   //                      0.9 → 0.7
+  SamplingParams sp;
+  sp.temperature = 0.5f;  // → {1.4, 1.0, 1.0, 0.0, -2.0, 2.0}
+  sp.top_k = 4;           // keeps ids 5, 0, 1, 2 (1 before 2: a tie goes to the lower id)
+  sp.top_p = 0.8f;        // softmax of those: .438 .240 .161 .161 → cumulative reaches .8 at id 1
+  sp.min_p = 0.4f;        // floor .4 × .438 = .175 cuts id 1 → keeps ids 5 and 0
+  sp.seed = 77;
+  const double z = std::exp(2.0) + std::exp(1.4) + 2 * std::exp(1.0);
+  const double p5 = std::exp(2.0) / z, p0 = std::exp(1.4) / z;
+  const double want5 = p5 / (p5 + p0), want0 = p0 / (p5 + p0);
+
+  std::vector<float> l = raw;
+  apply_processors(l, pp, prompt, generated);
+  const std::vector<float> want_l = {0.7f, 0.5f, 0.5f, 0.0f, -1.0f, 1.0f};
+  for (size_t i = 0; i < l.size(); ++i) EXPECT_FLOAT_EQ(l[i], want_l[i]) << i;
+  std::vector<int> h(l.size());
+  const int n = 20000;
+  for (int step = 0; step < n; ++step) {
+    SampleResult r = sample(l, sp, static_cast<uint64_t>(step), 6);
+    ++h[static_cast<size_t>(r.id)];
+    ASSERT_EQ(r.top.size(), 2u);  // only what the chain kept
+    EXPECT_EQ(r.top[0].id, 5);
+    EXPECT_NEAR(r.logprob, std::log(r.id == 5 ? want5 : want0), 1e-5);
+  }
+  EXPECT_NEAR(h[5] / double(n), want5, 0.015);
+  EXPECT_NEAR(h[0] / double(n), want0, 0.015);
+  EXPECT_EQ(h[1] + h[2] + h[3] + h[4], 0);
+  // Same seed, same step: same token; the seed alone changes the draws.
+  SamplingParams other = sp;
+  other.seed = 78;
+  int differ = 0;
+  for (int step = 0; step < 200; ++step) {
+    EXPECT_EQ(sample(l, sp, step).id, sample(l, sp, step).id);
+    differ += sample(l, sp, step).id != sample(l, other, step).id;
+  }
+  EXPECT_GT(differ, 20);
+}
+
+}  // namespace
+}  // namespace cairn
