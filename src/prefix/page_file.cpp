@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "prefix/buffer_pool.h"
 #include "prefix/page_key.h"
 
 namespace cairn {
@@ -152,6 +153,20 @@ int64_t PageRecord::payload_bytes() const {
   return n;
 }
 
+void PageRecord::own(BufferPool* pool) {
+  const auto n = static_cast<size_t>(payload_bytes());
+  std::shared_ptr<AlignedBytes> buf = pool ? pool->acquire(n) : std::make_shared<AlignedBytes>(n);
+  size_t at = 0;
+  for (RecordGroup& g : groups) {
+    if (g.bytes.empty()) continue;
+    std::memcpy(buf->data() + at, g.bytes.data(), g.bytes.size());
+    g.bytes = {buf->data() + at, g.bytes.size()};
+    at += g.bytes.size();
+  }
+  buf->set_size(at);
+  owner = std::move(buf);
+}
+
 const char* page_file_error_name(PageFileError e) {
   switch (e) {
     case PageFileError::kNone:
@@ -180,9 +195,9 @@ const char* page_file_error_name(PageFileError e) {
   return "?";
 }
 
-std::vector<uint8_t> encode_page_file(const PageRecord& r, const TierNamespace& ns) {
+void encode_page_file(const PageRecord& r, const TierNamespace& ns, std::vector<uint8_t>& out) {
   CAIRN_CHECK(!r.key.empty() && !r.tokens.empty(), "page record without key or tokens");
-  std::vector<uint8_t> out;
+  out.clear();
   Writer w(out);
   w.bytes(std::string_view(kMagic, 8));
   w.u32(kPageFileVersion);
@@ -220,7 +235,6 @@ std::vector<uint8_t> encode_page_file(const PageRecord& r, const TierNamespace& 
   for (size_t g = 0; g < r.groups.size(); ++g)
     if (!r.groups[g].bytes.empty())
       std::memcpy(out.data() + offsets[g], r.groups[g].bytes.data(), r.groups[g].bytes.size());
-  return out;
 }
 
 PageFileCheck parse_page_header(std::span<const uint8_t> bytes, int64_t file_size,
@@ -276,13 +290,13 @@ PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& exp
   if (h.key != expect_key)
     return bad(PageFileError::kWrongKey,
                fmt::format("key {}, asked {}", key_hex(h.key), key_hex(expect_key)));
-  PageRecord r{h.key, h.parent, std::move(h.tokens), h.quantized, h.min_reusable, {}};
+  PageRecord r{h.key, h.parent, std::move(h.tokens), h.quantized, h.min_reusable, {}, nullptr};
   for (size_t g = 0; g < h.groups.size(); ++g) {
     const PageFileHeader::Group& e = h.groups[g];
     const uint8_t* p = file.data() + e.offset;
     if (XXH3_64bits(e.bytes ? p : nullptr, e.bytes) != e.checksum)
       return bad(PageFileError::kPayloadChecksum, fmt::format("group {} checksum", g));
-    r.groups.push_back({e.window, std::vector<uint8_t>(p, p + e.bytes)});
+    r.groups.push_back({e.window, {p, e.bytes}});
   }
   out = std::move(r);
   return {};

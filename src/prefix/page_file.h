@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,21 +25,30 @@ struct TierNamespace {
   PageKey key() const;
 };
 
+class BufferPool;
+
 // One layer group's page of a cached page: empty bytes when a sliding group had
 // released it (the window no longer saw it when it was cached).
 struct RecordGroup {
-  int32_t window = 0;          // 0: full attention
-  std::vector<uint8_t> bytes;  // [page_bytes] as laid out in the pool, or empty
+  int32_t window = 0;              // 0: full attention
+  std::span<const uint8_t> bytes;  // [page_bytes] as laid out in the pool, or empty
 };
 
-// A cached page as the RAM tier's entry describes it, with its bytes.
+// A cached page as the RAM tier's entry describes it, with its bytes. The
+// groups' bytes live in `owner` (a read's file buffer, or the copy own()
+// makes), or in memory the caller keeps alive while owner is empty.
 struct PageRecord {
   PageKey key, parent;              // parent empty for a sequence's first page
   std::vector<int32_t> tokens;      // [page_tokens]
   bool quantized = false;           // pages in the scheme's quantized formats
   int64_t min_reusable = 0;         // the publishing sequence's min_reusable_tokens
   std::vector<RecordGroup> groups;  // [n_groups] in the state's group order
-  int64_t payload_bytes() const;    // sum of the groups' bytes
+  std::shared_ptr<const void> owner;
+
+  int64_t payload_bytes() const;  // sum of the groups' bytes
+  // Copies the groups' bytes (e.g. spans into pool pages about to be freed)
+  // into one buffer the record owns, from pool when given; repoints the spans.
+  void own(BufferPool* pool = nullptr);
 };
 
 constexpr uint32_t kPageFileVersion = 1;
@@ -86,7 +96,13 @@ struct PageFileCheck {
 
 // The whole file for r in namespace ns: header block (kPageFileAlign bytes,
 // or more for very long token lists), then the groups' bytes, 64-byte aligned.
-std::vector<uint8_t> encode_page_file(const PageRecord& r, const TierNamespace& ns);
+// Replaces out's contents (its capacity is reused).
+void encode_page_file(const PageRecord& r, const TierNamespace& ns, std::vector<uint8_t>& out);
+inline std::vector<uint8_t> encode_page_file(const PageRecord& r, const TierNamespace& ns) {
+  std::vector<uint8_t> out;
+  encode_page_file(r, ns, out);
+  return out;
+}
 
 // Parses and checks the header at the start of `bytes` (at least the header
 // block; the whole file when file_size is its size): magic, version, sizes,
@@ -96,7 +112,8 @@ PageFileCheck parse_page_header(std::span<const uint8_t> bytes, int64_t file_siz
                                 const PageKey& expect_ns, PageFileHeader& out);
 
 // Parses and checks a whole file (header as above, then each group's
-// checksum), and that its key is `expect_key`. On success fills `out`.
+// checksum), and that its key is `expect_key`. On success fills `out`, whose
+// groups' bytes point into `file` (owner left empty).
 PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& expect_ns,
                                const PageKey& expect_key, PageRecord& out);
 

@@ -93,14 +93,17 @@ IoStatus write_file_durable(const std::string& tmp_dir, const std::string& path,
   return fsync_dir(dir_of(path));
 }
 
-AlignedBytes::AlignedBytes(size_t capacity) {
-  void* p =
-      std::aligned_alloc(kPageFileAlign, round_up(std::max<size_t>(capacity, 1), kPageFileAlign));
+void AlignedBytes::reserve(size_t n) {
+  size_ = 0;
+  if (n <= capacity_ && p_) return;
+  const size_t cap = round_up(std::max<size_t>(n, 1), kPageFileAlign);
+  void* p = std::aligned_alloc(kPageFileAlign, cap);
   if (p == nullptr) throw std::bad_alloc();
   p_.reset(static_cast<uint8_t*>(p));
+  capacity_ = cap;
 }
 
-FileRead read_file_direct(const std::string& path, size_t max_bytes) {
+FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into) {
   FileRead r;
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
   r.direct = fd >= 0;
@@ -116,36 +119,36 @@ FileRead read_file_direct(const std::string& path, size_t max_bytes) {
     return r;
   }
   const size_t want = std::min(static_cast<size_t>(st.st_size), max_bytes + 1);
-  r.bytes = AlignedBytes(want);
+  into.reserve(want);
   constexpr size_t kChunk = size_t{8} << 20;  // one request of 8 MiB at a time
-  ssize_t n = read_upto(fd, r.bytes.data(), want, kChunk);
+  ssize_t n = read_upto(fd, into.data(), want, kChunk);
   if (n < 0 && errno == EINVAL && r.direct) {  // O_DIRECT accepted at open, refused at read
     ::close(fd);
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     r.direct = false;
-    n = fd < 0 ? -1 : read_upto(fd, r.bytes.data(), want, kChunk);
+    n = fd < 0 ? -1 : read_upto(fd, into.data(), want, kChunk);
   }
   if (n < 0)
     r.status = sys_error("pread", path);
   else
-    r.bytes.set_size(static_cast<size_t>(n));
+    into.set_size(static_cast<size_t>(n));
   if (fd >= 0) ::close(fd);
   return r;
 }
 
-FileRead read_file_head(const std::string& path, size_t n) {
+FileRead read_file_head(const std::string& path, size_t n, AlignedBytes& into) {
   FileRead r;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     r.status = sys_error("open", path);
     return r;
   }
-  r.bytes = AlignedBytes(n);
-  const ssize_t got = read_upto(fd, r.bytes.data(), n, n);
+  into.reserve(n);
+  const ssize_t got = read_upto(fd, into.data(), n, n);
   if (got < 0)
     r.status = sys_error("pread", path);
   else
-    r.bytes.set_size(static_cast<size_t>(got));
+    into.set_size(static_cast<size_t>(got));
   ::close(fd);
   return r;
 }

@@ -31,10 +31,13 @@ IoStatus fsync_dir(const std::string& dir);
 class AlignedBytes {
  public:
   AlignedBytes() = default;
-  explicit AlignedBytes(size_t capacity);
+  explicit AlignedBytes(size_t capacity) { reserve(capacity); }
+  // Makes room for n bytes (reallocating, contents lost, when capacity is less).
+  void reserve(size_t n);
   uint8_t* data() { return p_.get(); }
   std::span<const uint8_t> span() const { return {p_.get(), size_}; }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
   void set_size(size_t n) { size_ = n; }
 
  private:
@@ -42,20 +45,21 @@ class AlignedBytes {
     void operator()(uint8_t* p) const { std::free(p); }
   };
   std::unique_ptr<uint8_t, Free> p_;
-  size_t size_ = 0;
+  size_t size_ = 0, capacity_ = 0;
 };
 
 struct FileRead {
   IoStatus status;      // err ENOENT: no such file
   bool direct = false;  // false: O_DIRECT was refused and a buffered read served
-  AlignedBytes bytes;   // the whole file
 };
 
-// Reads a whole file (at most max_bytes; a longer one is read to max_bytes + 1
-// so the caller sees it is too long), with O_DIRECT when the file system allows.
-FileRead read_file_direct(const std::string& path, size_t max_bytes);
+// Reads a whole file into `into` (at most max_bytes; a longer one is read to
+// max_bytes + 1 so the caller sees it is too long), with O_DIRECT when the
+// file system allows. `into` is reused when large enough: fresh memory costs
+// page faults, which on some machines cost more than the disk.
+FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into);
 
 // Reads up to n bytes from the start of a file (buffered: headers at scan).
-FileRead read_file_head(const std::string& path, size_t n);
+FileRead read_file_head(const std::string& path, size_t n, AlignedBytes& into);
 
 }  // namespace cairn

@@ -34,19 +34,21 @@ void SsdTier::scan_file(const std::string& name, std::vector<Found>& found) {
   const std::string path = dir_ + "/" + name;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  FileRead head = read_file_head(path, std::min<size_t>(st.st_size, kPageFileAlign));
+  AlignedBytes bytes;
+  const FileRead head = read_file_head(path, std::min<size_t>(st.st_size, kPageFileAlign), bytes);
   PageFileHeader h;
   PageFileCheck c;
   if (!head.status.ok()) {
     c = {PageFileError::kIo, head.status.what};
   } else {
-    c = parse_page_header(head.bytes.span(), st.st_size, ns_key_, h);
+    c = parse_page_header(bytes.span(), st.st_size, ns_key_, h);
     uint32_t header_bytes = 0;  // a header longer than one block: read it whole
-    if (head.bytes.size() >= 16) std::memcpy(&header_bytes, head.bytes.span().data() + 12, 4);
-    if (c.error == PageFileError::kTruncated && header_bytes > head.bytes.size() &&
+    if (bytes.size() >= 16) std::memcpy(&header_bytes, bytes.span().data() + 12, 4);
+    if (c.error == PageFileError::kTruncated && header_bytes > bytes.size() &&
         header_bytes <= static_cast<uint64_t>(st.st_size)) {
-      head = read_file_head(path, header_bytes);
-      c = parse_page_header(head.bytes.span(), st.st_size, ns_key_, h);
+      const FileRead again = read_file_head(path, header_bytes, bytes);
+      c = again.status.ok() ? parse_page_header(bytes.span(), st.st_size, ns_key_, h)
+                            : PageFileCheck{PageFileError::kIo, again.status.what};
     }
   }
   if (c.ok() && name != page_key_hex(h.key) + std::string(kSuffix))

@@ -154,21 +154,23 @@ SsdRead SsdTier::read(const PageKey& key) {
   }
   const std::string path = path_of(key);
   const auto t0 = std::chrono::steady_clock::now();
-  FileRead f = read_file_direct(path, static_cast<size_t>(expect));
+  std::shared_ptr<AlignedBytes> buf = read_buffers_.acquire(static_cast<size_t>(expect) + 1);
+  const FileRead f = read_file_direct(path, static_cast<size_t>(expect), *buf);
   SsdRead out;
   PageFileCheck check;
   PageRecord rec;
   if (!f.status.ok())
     check = {f.status.err == ENOENT ? PageFileError::kMissing : PageFileError::kIo, f.status.what};
   else
-    check = decode_page_file(f.bytes.span(), ns_key_, key, rec);
+    check = decode_page_file(buf->span(), ns_key_, key, rec);
+  rec.owner = buf;
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::lock_guard lock(mu_);
   if (f.status.ok() && !f.direct) ++stats_.buffered_reads;
   const auto it = index_.find(key);
   if (check.ok()) {
     ++stats_.hits;
-    stats_.restore_bytes += static_cast<int64_t>(f.bytes.size());
+    stats_.restore_bytes += static_cast<int64_t>(buf->size());
     stats_.restore_seconds += dt;
     if (it != index_.end()) touch_locked(it);
     out.record = std::move(rec);
@@ -196,7 +198,8 @@ IoStatus SsdTier::write(const PageRecord& r) {
     const auto it = index_.find(r.key);
     if (it != index_.end()) return touch_locked(it), IoStatus{};
   }
-  const std::vector<uint8_t> bytes = encode_page_file(r, ns_);
+  std::vector<uint8_t>& bytes = write_buf_;
+  encode_page_file(r, ns_, bytes);
   const auto size = static_cast<int64_t>(bytes.size());
   std::vector<std::string> victims;
   {

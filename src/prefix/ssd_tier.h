@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "prefix/buffer_pool.h"
 #include "prefix/page_file.h"
 #include "prefix/page_file_io.h"
 
@@ -79,7 +80,8 @@ class SsdTier {
   std::vector<PageKey> match_chain(const PageKey& parent, std::span<const int32_t> tokens,
                                    int64_t page_tokens, int64_t max_pages) const;
   // Reads and verifies key's file (O_DIRECT). A failing check is a miss with
-  // its reason; the file is quarantined. Marks the entry used.
+  // its reason; the file is quarantined. Marks the entry used. The record's
+  // bytes live in a pooled buffer (its owner) until the record goes.
   SsdRead read(const PageKey& key);
   // Writes r durably (skipped when its key is indexed), evicting least
   // recently used files first to keep max_bytes. For the spill worker.
@@ -124,8 +126,10 @@ class SsdTier {
   SsdTierOptions options_;
   int lock_fd_ = -1;
 
-  mutable std::mutex mu_;  // guards everything below
-  std::mutex write_mu_;    // one write at a time (keeps the cap exact)
+  mutable std::mutex mu_;           // guards everything below
+  std::mutex write_mu_;             // one write at a time (keeps the cap exact); guards write_buf_
+  std::vector<uint8_t> write_buf_;  // the file being written, reused
+  BufferPool read_buffers_{int64_t{64} << 20};  // reads' file buffers, reused
   Index index_;
   std::map<uint64_t, PageKey> lru_;                             // tick → key, oldest first
   std::unordered_map<PageKey, int32_t, PageKeyHash> children_;  // parent → indexed children

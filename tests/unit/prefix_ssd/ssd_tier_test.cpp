@@ -163,7 +163,7 @@ TEST(SsdTier, ReadersAndAWriterOverlap) {
         const SsdRead got = tier.read(r.key);
         if (got.record) {
           ++served;
-          if (got.record->groups[0].bytes != r.groups[0].bytes) ++wrong;
+          if (!test::same_bytes(got.record->groups[0].bytes, r.groups[0].bytes)) ++wrong;
         } else if (got.error != PageFileError::kMissing) {
           ++wrong;
         }
