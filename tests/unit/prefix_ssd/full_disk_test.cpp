@@ -3,6 +3,7 @@
 // mounts (needs CAP_SYS_ADMIN); where mount is refused, the same story runs
 // under RLIMIT_FSIZE (SIGXFSZ ignored, so a write past the limit fails with
 // EFBIG instead of killing the process). The second test always runs that way.
+// A ramfs mount shows the buffered fallback of reads.
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -40,6 +41,29 @@ class FileSizeLimit {
  private:
   rlimit old_{};
   sighandler_t old_handler_ = SIG_DFL;
+};
+
+// A file system mounted at a fresh directory, unmounted (lazily) when done,
+// also when an assertion ends the test early.
+class Mount {
+ public:
+  Mount(const std::string& dir, const char* type, const char* options) : dir_(dir) {
+    std::filesystem::create_directory(dir);
+    ok_ = ::mount(type, dir.c_str(), type, 0, options) == 0;
+    err_ = ok_ ? 0 : errno;
+  }
+  ~Mount() {
+    if (ok_) {
+      EXPECT_EQ(::umount2(dir_.c_str(), MNT_DETACH), 0);
+    }
+  }
+  bool ok() const { return ok_; }
+  int err() const { return err_; }
+
+ private:
+  std::string dir_;
+  bool ok_ = false;
+  int err_ = 0;
 };
 
 // Spills 40 pages, alternately ~12 KB and ~104 KB files, through a queue into a
@@ -89,15 +113,14 @@ void fill_until_full(const std::string& root, int expect_err) {
 TEST(FullDisk, WritesFailAndReadsGoOn) {
   test::TempDir tmp;
   const std::string mnt = tmp.path() + "/mnt";
-  std::filesystem::create_directory(mnt);
-  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") == 0) {
+  const Mount m(mnt, "tmpfs", "size=1m");
+  if (m.ok()) {
     std::printf("full disk: 1 MiB tmpfs at %s\n", mnt.c_str());
     fill_until_full(mnt, ENOSPC);
-    EXPECT_EQ(::umount2(mnt.c_str(), MNT_DETACH), 0);
     return;
   }
   std::printf("full disk: mount refused (%s); RLIMIT_FSIZE of 64 KiB instead\n",
-              std::strerror(errno));
+              std::strerror(m.err()));
   FileSizeLimit limit(64 * 1024);  // the large files fail, the small ones fit
   fill_until_full(tmp.path(), EFBIG);
 }
@@ -129,6 +152,31 @@ TEST(FullDisk, FileSizeLimitFailsLargeWrites) {
   q.enqueue_page(tier, b);  // the limit lifted: the same page writes
   EXPECT_TRUE(q.flush(30s).durable);
   EXPECT_TRUE(tier.read(b.key).record);
+}
+
+// ramfs refuses O_DIRECT at open: reads fall back to buffered ones and say so.
+TEST(MountedFs, BufferedReadsWhereODirectIsRefused) {
+  test::TempDir tmp;
+  const std::string mnt = tmp.path() + "/mnt";
+  const Mount m(mnt, "ramfs", nullptr);
+  if (!m.ok()) GTEST_SKIP() << "mount ramfs refused: " << std::strerror(m.err());
+  {
+    std::mt19937 rng(43);
+    const TierNamespace ns = test::test_ns();
+    SsdTier tier(mnt, int64_t{1} << 30, ns);
+    std::vector<PageRecord> rs;
+    for (int i = 0; i < 3; ++i) {
+      rs.push_back(test::make_record(rng, ns, PageKey{}));
+      ASSERT_TRUE(tier.write(rs.back()).ok());
+    }
+    for (const PageRecord& r : rs) {
+      const SsdRead got = tier.read(r.key);
+      ASSERT_TRUE(got.record);
+      test::expect_same(r, *got.record);
+    }
+    EXPECT_EQ(tier.stats().buffered_reads, 3);
+    EXPECT_EQ(tier.stats().hits, 3);
+  }
 }
 
 }  // namespace
