@@ -60,9 +60,18 @@ void SpillQueue::drop_over_cap_locked(uint64_t keep_seq) {
     ++stats_.dropped;
     --stats_.pending_items;
     stats_.pending_bytes -= it->job.bytes;
-    bad_.push_back({it->seq, true});
+    note_bad_locked(it->seq, true);
     it = queue_.erase(it);
   }
+}
+
+void SpillQueue::note_bad_locked(uint64_t seq, bool dropped) {
+  constexpr size_t kMaxBad = 4096;
+  if (bad_.size() == kMaxBad) {
+    for (size_t i = 0; i < kMaxBad / 2; ++i) ++(bad_[i].dropped ? folded_dropped_ : folded_failed_);
+    bad_.erase(bad_.begin(), bad_.begin() + kMaxBad / 2);
+  }
+  bad_.push_back({seq, dropped});
 }
 
 uint64_t SpillQueue::settled_through_locked() const {
@@ -100,7 +109,7 @@ void SpillQueue::worker() {
     } else {
       ++stats_.failed;
       stats_.last_error = s.what;
-      bad_.push_back({item.seq, false});
+      note_bad_locked(item.seq, false);
     }
     done_cv_.notify_all();
   }
@@ -113,6 +122,8 @@ FlushResult SpillQueue::flush(std::chrono::milliseconds timeout) {
       done_cv_.wait_for(lock, timeout, [&] { return settled_through_locked() >= target; });
   FlushResult r;
   r.timed_out = !settled;
+  r.dropped = folded_dropped_;
+  r.failed = folded_failed_;
   for (const Bad& b : bad_)
     if (b.seq > reported_through_ && b.seq <= target) ++(b.dropped ? r.dropped : r.failed);
   if (!settled) {
@@ -123,6 +134,7 @@ FlushResult SpillQueue::flush(std::chrono::milliseconds timeout) {
   } else {  // the window is reported: later flushes speak of later jobs
     reported_through_ = std::max(reported_through_, target);
     std::erase_if(bad_, [&](const Bad& b) { return b.seq <= reported_through_; });
+    folded_dropped_ = folded_failed_ = 0;
   }
   r.durable = settled && r.dropped == 0 && r.failed == 0;
   r.last_error = stats_.last_error;

@@ -85,6 +85,7 @@ class SpillQueue {
 
   void worker();
   void drop_over_cap_locked(uint64_t keep_seq);
+  void note_bad_locked(uint64_t seq, bool dropped);
   // Every job with seq ≤ this has settled (run or dropped).
   uint64_t settled_through_locked() const;
 
@@ -96,6 +97,9 @@ class SpillQueue {
   int64_t in_flight_bytes_ = 0;
   uint64_t reported_through_ = 0;
   std::vector<Bad> bad_;
+  // Bad jobs folded out of bad_ when it grows long without a flush: reported by
+  // the next flush that completes (at worst one too early: never "durable" wrongly).
+  int64_t folded_dropped_ = 0, folded_failed_ = 0;
   bool closed_ = false, stop_ = false;
   SpillStats stats_;
   std::thread thread_;

@@ -65,8 +65,10 @@ void SsdTier::scan_file(const std::string& name, std::vector<Found>& found) {
 void SsdTier::scan() {
   std::lock_guard lock(mu_);
   scan_temps();
-  std::vector<Found> found;
   std::error_code ec;
+  for (const auto& de : std::filesystem::directory_iterator(quarantine_dir_, ec))
+    if (de.is_regular_file(ec)) ++stats_.quarantined;
+  std::vector<Found> found;
   for (const auto& de : std::filesystem::directory_iterator(dir_, ec)) {
     const std::string name = de.path().filename().string();
     if (is_page_file(name)) scan_file(name, found);

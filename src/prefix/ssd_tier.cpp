@@ -136,10 +136,13 @@ void SsdTier::set_aside_locked(const std::string& path, PageFileError e,
   ++stats_.corrupt;
   std::string action = "removed";
   const std::string name = path.substr(path.rfind('/') + 1);
-  if (options_.quarantine && ::rename(path.c_str(), (quarantine_dir_ + "/" + name).c_str()) == 0)
+  if (options_.quarantine && stats_.quarantined < options_.max_quarantined &&
+      ::rename(path.c_str(), (quarantine_dir_ + "/" + name).c_str()) == 0) {
     action = "quarantined";
-  else
+    ++stats_.quarantined;
+  } else {
     ::unlink(path.c_str());
+  }
   note_issue_locked({path, e, detail, action});
 }
 

@@ -36,6 +36,7 @@ struct SsdTierStats {
   int64_t evictions = 0;       // files deleted to keep the cap
   int64_t buffered_reads = 0;  // reads where O_DIRECT was refused
   int64_t stray_temps = 0;     // temporary files removed at start
+  int64_t quarantined = 0;     // files in quarantine/ (counted at start, then moved in)
   double restore_mb_per_s() const {
     return restore_seconds > 0 ? static_cast<double>(restore_bytes) / 1e6 / restore_seconds : 0;
   }
@@ -57,6 +58,9 @@ struct SsdRead {
 
 struct SsdTierOptions {
   bool quarantine = true;  // false: remove failing files instead of moving them aside
+  // Files kept in quarantine/ at most (they are outside the byte cap); past
+  // this, failing files are removed.
+  int64_t max_quarantined = 64;
 };
 
 class SsdTier {

@@ -142,6 +142,16 @@ TEST(SpillQueue, FailuresAreCountedAndServingGoesOn) {
   EXPECT_TRUE(q.flush(10s).durable);  // a new window, written whole
 }
 
+TEST(SpillQueue, ManyFailuresWithoutAFlushAreAllReported) {
+  SpillQueue q(1 << 20);
+  Log log;
+  for (int i = 0; i < 10000; ++i) q.enqueue(log.job(i, 1, true, i % 2 ? EIO : 0));
+  const FlushResult r = q.flush(30s);
+  EXPECT_EQ(r.failed, 5000);
+  EXPECT_FALSE(r.durable);
+  EXPECT_TRUE(q.flush(30s).durable);
+}
+
 TEST(SpillQueue, DrainClosesTheQueue) {
   SpillQueue q(1 << 20);
   Log log;

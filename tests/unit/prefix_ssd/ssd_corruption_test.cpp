@@ -95,6 +95,21 @@ TEST(SsdCorruption, ScanSetsAsideFailingFilesAndRemovesStrayTemps) {
   ASSERT_TRUE(tier.read(f.rs[2].key).record);
 }
 
+TEST(SsdCorruption, QuarantineHoldsAtMostItsLimit) {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) test::flip_byte(f.path(i), kPageFileAlign + 1);
+  {
+    SsdTier tier(f.tmp.path(), kCap, f.ns, SsdTierOptions{true, 2});
+    for (int i = 0; i < 3; ++i) EXPECT_FALSE(tier.read(f.rs[i].key).record);
+    EXPECT_EQ(tier.stats().quarantined, 2);
+    EXPECT_EQ(tier.issues()[2].action, "removed");
+  }
+  SsdTier again(f.tmp.path(), kCap, f.ns, SsdTierOptions{true, 2});
+  EXPECT_EQ(again.stats().quarantined, 2);  // counted at start
+  EXPECT_EQ(again.stats().files, 0);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(fs::exists(f.path(i)));
+}
+
 TEST(SsdCorruption, AFileUnderAnotherNameIsAWrongKey) {
   Fixture f;
   fs::rename(f.path(0), f.path(1));  // b's name now holds a's page
