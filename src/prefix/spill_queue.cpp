@@ -45,6 +45,7 @@ uint64_t SpillQueue::enqueue(SpillJob job) {
 
 uint64_t SpillQueue::enqueue_page(SsdTier& tier, PageRecord r, bool droppable) {
   auto rec = std::make_shared<PageRecord>(std::move(r));
+  if (!rec->owner) rec->own();  // spans into pool pages: copy before they are freed
   const int64_t bytes = rec->payload_bytes() + static_cast<int64_t>(4 * rec->tokens.size());
   return enqueue({bytes, droppable, [&tier, rec] { return tier.write(*rec); }});
 }

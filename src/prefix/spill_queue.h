@@ -62,7 +62,8 @@ class SpillQueue {
   // Never blocks on disk I/O. Returns the job's sequence number (from 1), or 0
   // when the queue is closed (after drain) and the job was not taken.
   uint64_t enqueue(SpillJob job);
-  // Convenience: a droppable job writing r to tier (which must outlive the queue).
+  // Convenience: a droppable job writing r to tier (which must outlive the
+  // queue). A record without an owner has its bytes copied first (own()).
   uint64_t enqueue_page(SsdTier& tier, PageRecord r, bool droppable = true);
 
   // Waits until every job enqueued before the call has run (or been dropped),

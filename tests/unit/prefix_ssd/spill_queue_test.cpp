@@ -163,6 +163,31 @@ TEST(SpillQueue, DrainClosesTheQueue) {
   EXPECT_EQ(q.stats().enqueued, 10);
 }
 
+// The RAM tier hands spans into pool pages it frees right after: the queue
+// copies them at enqueue.
+TEST(SpillQueue, CopiesBytesARecordDoesNotOwn) {
+  test::TempDir tmp;
+  std::mt19937 rng(32);
+  const TierNamespace ns = test::test_ns();
+  SsdTier tier(tmp.path(), int64_t{1} << 30, ns);
+  SpillQueue q(int64_t{64} << 20);
+  Gate gate;
+  q.enqueue(gate.job());
+  gate.wait_entered();
+  const PageRecord want = test::make_record(rng, ns, PageKey{});
+  std::vector<uint8_t> pool_page(want.groups[0].bytes.begin(), want.groups[0].bytes.end());
+  PageRecord r = want;
+  r.groups[0].bytes = pool_page;
+  r.owner = nullptr;
+  q.enqueue_page(tier, r);
+  std::fill(pool_page.begin(), pool_page.end(), 0);  // the page is freed and reused
+  gate.release();
+  EXPECT_TRUE(q.flush(10s).durable);
+  const SsdRead got = tier.read(want.key);
+  ASSERT_TRUE(got.record);
+  test::expect_same(want, *got.record);
+}
+
 TEST(SpillQueue, SpillsPagesToTheSsdTier) {
   test::TempDir tmp;
   std::mt19937 rng(31);
