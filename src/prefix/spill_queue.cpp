@@ -7,7 +7,8 @@
 
 namespace cairn {
 
-SpillQueue::SpillQueue(int64_t cap_bytes) : cap_bytes_(std::max<int64_t>(cap_bytes, 0)) {
+SpillQueue::SpillQueue(int64_t cap_bytes)
+    : cap_bytes_(std::max<int64_t>(cap_bytes, 0)), copies_(cap_bytes_) {
   stats_.cap_bytes = cap_bytes_;
   thread_ = std::thread([this] { worker(); });
 }
@@ -45,7 +46,7 @@ uint64_t SpillQueue::enqueue(SpillJob job) {
 
 uint64_t SpillQueue::enqueue_page(SsdTier& tier, PageRecord r, bool droppable) {
   auto rec = std::make_shared<PageRecord>(std::move(r));
-  if (!rec->owner) rec->own();  // spans into pool pages: copy before they are freed
+  if (!rec->owner) rec->own(&copies_);  // spans into pool pages: copy before they are freed
   const int64_t bytes = rec->payload_bytes() + static_cast<int64_t>(4 * rec->tokens.size());
   return enqueue({bytes, droppable, [&tier, rec] { return tier.write(*rec); }});
 }

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "prefix/buffer_pool.h"
 #include "prefix/page_file_io.h"
 
 namespace cairn {
@@ -63,7 +64,8 @@ class SpillQueue {
   // when the queue is closed (after drain) and the job was not taken.
   uint64_t enqueue(SpillJob job);
   // Convenience: a droppable job writing r to tier (which must outlive the
-  // queue). A record without an owner has its bytes copied first (own()).
+  // queue). A record without an owner has its bytes copied first, into
+  // buffers the queue reuses (a memcpy on the caller's thread, no fresh memory).
   uint64_t enqueue_page(SsdTier& tier, PageRecord r, bool droppable = true);
 
   // Waits until every job enqueued before the call has run (or been dropped),
@@ -103,6 +105,7 @@ class SpillQueue {
   int64_t folded_dropped_ = 0, folded_failed_ = 0;
   bool closed_ = false, stop_ = false;
   SpillStats stats_;
+  BufferPool copies_;  // record copies, reused up to the cap
   std::thread thread_;
 };
 
