@@ -1,0 +1,178 @@
+// Restores from the SSD tier against the disk: writes a few hundred MB of page
+// files (durably), restarts the tier (index from the headers), restores every
+// page with O_DIRECT and verification, several reads in flight; then measures
+// the disk's own O_DIRECT read bandwidth on one file of the same size, with the
+// same request size and reads in flight, and with large sequential requests.
+// Prints MB/s and the ratio; asserts nothing.
+//   cairn_ssd_bench [--dir DIR] [--mb 256] [--page-kb 1024] [--threads 4]
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "prefix/page_file_io.h"
+#include "prefix/page_key.h"
+#include "prefix/ssd_restorer.h"
+#include "prefix/ssd_tier.h"
+
+namespace {
+
+using namespace cairn;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::string dir = "/tmp";
+  int64_t mb = 256, page_kb = 1024;
+  int threads = 4;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  if (const char* t = std::getenv("TMPDIR"); t && *t) a.dir = t;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--dir")
+      a.dir = v;
+    else if (k == "--mb")
+      a.mb = std::stoll(v);
+    else if (k == "--page-kb")
+      a.page_kb = std::stoll(v);
+    else if (k == "--threads")
+      a.threads = std::stoi(v);
+  }
+  return a;
+}
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A chain of pages of page_bytes split over two groups (full and sliding).
+std::vector<PageKey> write_pages(SsdTier& tier, const Args& a, int64_t& bytes) {
+  std::mt19937 rng(7);
+  const int64_t page_bytes = a.page_kb * 1024, n = a.mb * 1024 / a.page_kb;
+  std::vector<PageKey> keys;
+  PageKey parent;
+  const auto t0 = Clock::now();
+  for (int64_t i = 0; i < n; ++i) {
+    PageRecord r;
+    std::deque<std::vector<uint8_t>> store;  // the groups' bytes while r is written
+    r.parent = parent;
+    for (int t = 0; t < 32; ++t) r.tokens.push_back(static_cast<int32_t>(rng() % 32000));
+    r.key = page_key(tier.ns().key(), parent, r.tokens);
+    for (int64_t g_bytes : {page_bytes * 3 / 4, page_bytes / 4}) {
+      std::vector<uint8_t>& b = store.emplace_back(static_cast<size_t>(g_bytes));
+      for (size_t j = 0; j < b.size(); j += 8) b[j] = static_cast<uint8_t>(rng());
+      r.groups.push_back({g_bytes == page_bytes / 4 ? 1024 : 0, b});
+    }
+    const IoStatus s = tier.write(r);
+    if (!s.ok()) throw std::runtime_error(s.what);
+    keys.push_back(parent = r.key);
+  }
+  bytes = tier.stats().bytes;
+  fmt::print("write: {} page files, {:.1f} MB, {:.1f} MB/s (each fsynced, renamed, dir fsynced)\n",
+             n, bytes / 1e6, bytes / 1e6 / since(t0));
+  return keys;
+}
+
+// Reads [0, size) of path with O_DIRECT in requests of `request` bytes, n
+// threads taking requests in turn; returns MB/s.
+double raw_read(const std::string& path, int64_t size, int64_t request, int n) {
+  std::atomic<int64_t> next{0};
+  const auto t0 = Clock::now();
+  std::vector<std::thread> ts;
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&] {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
+      if (fd < 0) return;
+      AlignedBytes buf(static_cast<size_t>(request));
+      for (int64_t off; (off = next.fetch_add(request)) < size;)
+        if (::pread(fd, buf.data(), static_cast<size_t>(request), off) <= 0) break;
+      ::close(fd);
+    });
+  for (std::thread& t : ts) t.join();
+  return static_cast<double>(size) / 1e6 / since(t0);
+}
+
+struct DiskFigures {
+  double same = 0, best = 0;  // MB/s: requests shaped like the restore's; the best seen
+};
+
+// One file of `bytes` written and fsynced; then O_DIRECT reads of it.
+DiskFigures disk_bandwidth(const Args& a, int64_t bytes, int64_t request) {
+  const std::string path = a.dir + "/cairn_ssd_bench_raw";
+  std::vector<uint8_t> block(size_t{8} << 20, 0x5a);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  for (int64_t done = 0; done < bytes; done += static_cast<int64_t>(block.size()))
+    if (::write(fd, block.data(), block.size()) < 0) break;
+  ::fsync(fd);
+  ::close(fd);
+  const double same = raw_read(path, bytes, request, a.threads);
+  const double seq = raw_read(path, bytes, int64_t{8} << 20, 1);
+  const double seq_par = raw_read(path, bytes, int64_t{8} << 20, a.threads);
+  ::unlink(path.c_str());
+  fmt::print(
+      "disk O_DIRECT: {:.1f} MB/s ({} KiB requests, {} in flight), "
+      "{:.1f} MB/s (8 MiB, 1), {:.1f} MB/s (8 MiB, {})\n",
+      same, request / 1024, a.threads, seq, seq_par, a.threads);
+  return {same, std::max({same, seq, seq_par})};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  const std::string root = a.dir + "/cairn_ssd_bench";
+  std::filesystem::remove_all(root);
+  const TierNamespace ns{"bench-model", "bf16", "prefix"};
+  int64_t bytes = 0;
+  std::vector<PageKey> keys;
+  {
+    SsdTier tier(root, int64_t{1} << 40, ns);
+    keys = write_pages(tier, a, bytes);
+  }
+  std::vector<uint8_t> dest(static_cast<size_t>(a.page_kb) * 1024, 1);  // a pool page, mapped
+  auto t0 = Clock::now();
+  SsdTier tier(root, int64_t{1} << 40, ns);  // restart
+  fmt::print("restart: index of {} files rebuilt in {:.1f} ms\n", tier.stats().files,
+             since(t0) * 1e3);
+  t0 = Clock::now();
+  {
+    SsdRestorer restorer(tier, a.threads);
+    const auto h = restorer.submit(keys);
+    for (size_t i = 0; i < keys.size(); ++i) {  // as the engine would: copy into pool pages
+      h->wait_page(i);
+      const SsdRead r = h->take(i);
+      if (!r.record) throw std::runtime_error("restore: page not served: " + r.detail);
+      size_t at = 0;
+      for (const RecordGroup& g : r.record->groups) {
+        std::memcpy(dest.data() + at, g.bytes.data(), g.bytes.size());
+        at += g.bytes.size();
+      }
+    }
+  }
+  const double restore = static_cast<double>(bytes) / 1e6 / since(t0);
+  const SsdTierStats st = tier.stats();
+  fmt::print(
+      "restore: {:.1f} MB/s ({} reads in flight, verified; one read alone {:.1f} MB/s; {} "
+      "O_DIRECT-refused reads)\n",
+      restore, a.threads, st.restore_mb_per_s(), st.buffered_reads);
+  const int64_t file_bytes = bytes / static_cast<int64_t>(keys.size());
+  const DiskFigures disk = disk_bandwidth(a, bytes, (file_bytes + 4095) / 4096 * 4096);
+  fmt::print("restore / disk: {:.0f}% of the same-shaped reads, {:.0f}% of the best\n",
+             100.0 * restore / disk.same, 100.0 * restore / disk.best);
+  if (std::getenv("KEEP")) return 0;
+  std::filesystem::remove_all(root);
+  return 0;
+}

@@ -1,0 +1,305 @@
+#include "prefix/page_file.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "prefix/buffer_pool.h"
+#include "prefix/page_key.h"
+
+namespace cairn {
+
+namespace {
+
+constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'K', 'V', 'P'};
+constexpr size_t kFixedBytes = 120;  // through the reserved u32 after the string lengths
+constexpr size_t kGroupEntryBytes = 32;
+constexpr uint64_t kPayloadAlign = 64;
+// Bounds a header must respect before anything is allocated from it.
+constexpr int64_t kMaxPageTokens = int64_t{1} << 20;
+constexpr uint32_t kMaxGroups = 1024, kMaxString = 4096;
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 34;
+
+uint64_t round_up(uint64_t x, uint64_t a) {
+  return (x + a - 1) / a * a;
+}
+
+class Writer {
+ public:
+  explicit Writer(std::vector<uint8_t>& out) : out_(out) {}
+  void u8(uint8_t x) { out_.push_back(x); }
+  void u32(uint32_t x) { le(x, 4); }
+  void u64(uint64_t x) { le(x, 8); }
+  void key(const PageKey& k) { u64(k.hi), u64(k.lo); }
+  void bytes(std::string_view s) {
+    const size_t at = out_.size();
+    out_.resize(at + s.size());
+    if (!s.empty()) std::memcpy(out_.data() + at, s.data(), s.size());
+  }
+  void pad_to(size_t a) { out_.resize(round_up(out_.size(), a), 0); }
+  void set_u32(size_t at, uint32_t x) { std::memcpy(out_.data() + at, &x, 4); }  // LE hosts only
+
+ private:
+  void le(uint64_t x, int n) {
+    for (int i = 0; i < n; ++i) out_.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  }
+  std::vector<uint8_t>& out_;
+};
+
+// Reads little-endian fields; a read past the end sets `short_` and yields 0.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> b) : b_(b) {}
+  uint64_t le(int n) {
+    if (pos_ + static_cast<size_t>(n) > b_.size()) return short_ = true, pos_ = b_.size(), 0;
+    uint64_t x = 0;
+    for (int i = 0; i < n; ++i) x |= uint64_t{b_[pos_ + static_cast<size_t>(i)]} << (8 * i);
+    pos_ += static_cast<size_t>(n);
+    return x;
+  }
+  uint32_t u32() { return static_cast<uint32_t>(le(4)); }
+  uint64_t u64() { return le(8); }
+  PageKey key() {
+    PageKey k;
+    k.hi = u64(), k.lo = u64();
+    return k;
+  }
+  std::string str(uint32_t n) {
+    if (pos_ + n > b_.size()) return short_ = true, pos_ = b_.size(), std::string();
+    std::string s(reinterpret_cast<const char*>(b_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  void skip(size_t n) { pos_ = pos_ + n > b_.size() ? (short_ = true, b_.size()) : pos_ + n; }
+  void align(size_t a) { skip(round_up(pos_, a) - pos_); }
+  size_t pos() const { return pos_; }
+  bool short_read() const { return short_; }
+
+ private:
+  std::span<const uint8_t> b_;
+  size_t pos_ = 0;
+  bool short_ = false;
+};
+
+PageFileCheck bad(PageFileError e, std::string detail) {
+  return {e, std::move(detail)};
+}
+
+std::string key_hex(const PageKey& k) {
+  return fmt::format("{:016x}{:016x}", k.hi, k.lo);
+}
+
+// Fields after the fixed part: strings, tokens, group table. Sizes are bounded.
+PageFileCheck read_variable(Reader& r, uint32_t n_groups, const uint32_t lens[3],
+                            PageFileHeader& h) {
+  h.fingerprint = r.str(lens[0]);
+  h.scheme = r.str(lens[1]);
+  h.tag = r.str(lens[2]);
+  r.align(4);
+  h.tokens.resize(static_cast<size_t>(h.page_tokens));
+  for (int32_t& t : h.tokens) t = static_cast<int32_t>(r.u32());
+  r.align(8);
+  h.groups.resize(n_groups);
+  for (PageFileHeader::Group& g : h.groups) {
+    g.window = static_cast<int32_t>(r.u32());
+    const uint32_t present = r.u32();
+    g.bytes = r.u64(), g.offset = r.u64(), g.checksum = r.u64();
+    if (present > 1 || (present == 0) != (g.bytes == 0))
+      return bad(PageFileError::kBadHeader, "group present flag and bytes disagree");
+  }
+  if (r.short_read()) return bad(PageFileError::kTruncated, "header shorter than its fields");
+  return {};
+}
+
+// Group payloads must lie in [payload_offset, file_bytes), aligned, in order.
+PageFileCheck check_layout(const PageFileHeader& h, uint64_t payload_offset) {
+  uint64_t end = payload_offset;
+  for (size_t g = 0; g < h.groups.size(); ++g) {
+    const PageFileHeader::Group& e = h.groups[g];
+    if (e.bytes == 0) continue;
+    if (e.offset < end || e.offset % kPayloadAlign != 0 || e.bytes > kMaxFileBytes ||
+        e.offset + e.bytes > h.file_bytes)
+      return bad(PageFileError::kBadHeader, fmt::format("group {} offset/bytes out of place", g));
+    end = e.offset + e.bytes;
+  }
+  if (end != h.file_bytes)
+    return bad(PageFileError::kBadHeader,
+               fmt::format("file_bytes {} != payload end {}", h.file_bytes, end));
+  return {};
+}
+
+PageFileCheck check_identity(const PageFileHeader& h, const PageKey& expect_ns) {
+  if (h.ns != expect_ns)
+    return bad(PageFileError::kWrongNamespace,
+               fmt::format("namespace {} (fingerprint '{}', scheme '{}', tag '{}')", key_hex(h.ns),
+                           h.fingerprint, h.scheme, h.tag));
+  if (namespace_key(h.fingerprint, h.scheme, h.tag) != h.ns)
+    return bad(PageFileError::kWrongNamespace, "namespace key does not hash its strings");
+  if (page_key(h.ns, h.parent, h.tokens) != h.key)
+    return bad(PageFileError::kWrongKey, "page key does not hash (ns, parent, tokens)");
+  return {};
+}
+
+}  // namespace
+
+PageKey TierNamespace::key() const {
+  return namespace_key(fingerprint, scheme, tag);
+}
+
+int64_t PageRecord::payload_bytes() const {
+  int64_t n = 0;
+  for (const RecordGroup& g : groups) n += static_cast<int64_t>(g.bytes.size());
+  return n;
+}
+
+void PageRecord::own(BufferPool* pool) {
+  const auto n = static_cast<size_t>(payload_bytes());
+  std::shared_ptr<AlignedBytes> buf = pool ? pool->acquire(n) : std::make_shared<AlignedBytes>(n);
+  size_t at = 0;
+  for (RecordGroup& g : groups) {
+    if (g.bytes.empty()) continue;
+    std::memcpy(buf->data() + at, g.bytes.data(), g.bytes.size());
+    g.bytes = {buf->data() + at, g.bytes.size()};
+    at += g.bytes.size();
+  }
+  buf->set_size(at);
+  owner = std::move(buf);
+}
+
+const char* page_file_error_name(PageFileError e) {
+  switch (e) {
+    case PageFileError::kNone:
+      return "none";
+    case PageFileError::kMissing:
+      return "missing";
+    case PageFileError::kIo:
+      return "io";
+    case PageFileError::kTruncated:
+      return "truncated";
+    case PageFileError::kBadMagic:
+      return "bad_magic";
+    case PageFileError::kBadVersion:
+      return "bad_version";
+    case PageFileError::kBadHeader:
+      return "bad_header";
+    case PageFileError::kHeaderChecksum:
+      return "header_checksum";
+    case PageFileError::kPayloadChecksum:
+      return "payload_checksum";
+    case PageFileError::kWrongNamespace:
+      return "wrong_namespace";
+    case PageFileError::kWrongKey:
+      return "wrong_key";
+  }
+  return "?";
+}
+
+void encode_page_file(const PageRecord& r, const TierNamespace& ns, std::vector<uint8_t>& out) {
+  CAIRN_CHECK(!r.key.empty() && !r.tokens.empty(), "page record without key or tokens");
+  out.clear();
+  Writer w(out);
+  w.bytes(std::string_view(kMagic, 8));
+  w.u32(kPageFileVersion);
+  w.u32(0);  // header_bytes, set below
+  const size_t at_sizes = out.size();
+  w.u64(0), w.u64(0);  // file_bytes, payload_offset, set below
+  w.key(ns.key()), w.key(r.key), w.key(r.parent);
+  w.u64(r.tokens.size());
+  w.u64(static_cast<uint64_t>(r.min_reusable));
+  w.u8(r.quantized ? 1 : 0), w.u8(0), w.u8(0), w.u8(0);
+  w.u32(static_cast<uint32_t>(r.groups.size()));
+  for (const std::string* s : {&ns.fingerprint, &ns.scheme, &ns.tag})
+    w.u32(static_cast<uint32_t>(s->size()));
+  w.u32(0);
+  w.bytes(ns.fingerprint), w.bytes(ns.scheme), w.bytes(ns.tag);
+  w.pad_to(4);
+  for (int32_t t : r.tokens) w.u32(static_cast<uint32_t>(t));
+  w.pad_to(8);
+  const uint64_t table_end = out.size() + kGroupEntryBytes * r.groups.size() + 8;
+  const uint64_t payload_offset = round_up(table_end, kPageFileAlign);
+  std::vector<uint64_t> offsets;  // [n_groups] 0: absent
+  uint64_t at = payload_offset;
+  for (const RecordGroup& g : r.groups) {
+    offsets.push_back(g.bytes.empty() ? 0 : round_up(at, kPayloadAlign));
+    if (!g.bytes.empty()) at = offsets.back() + g.bytes.size();
+    w.u32(static_cast<uint32_t>(g.window)), w.u32(g.bytes.empty() ? 0 : 1);
+    w.u64(g.bytes.size()), w.u64(offsets.back());
+    w.u64(XXH3_64bits(g.bytes.data(), g.bytes.size()));
+  }
+  w.set_u32(12, static_cast<uint32_t>(table_end));
+  std::memcpy(out.data() + at_sizes, &at, 8);
+  std::memcpy(out.data() + at_sizes + 8, &payload_offset, 8);
+  w.u64(XXH3_64bits(out.data(), out.size()));
+  out.resize(at, 0);
+  for (size_t g = 0; g < r.groups.size(); ++g)
+    if (!r.groups[g].bytes.empty())
+      std::memcpy(out.data() + offsets[g], r.groups[g].bytes.data(), r.groups[g].bytes.size());
+}
+
+PageFileCheck parse_page_header(std::span<const uint8_t> bytes, int64_t file_size,
+                                const PageKey& expect_ns, PageFileHeader& h) {
+  if (bytes.size() < 16) return bad(PageFileError::kTruncated, "shorter than the magic");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0) return bad(PageFileError::kBadMagic, "magic");
+  Reader r(bytes);
+  r.skip(8);
+  h.version = r.u32();
+  if (h.version != kPageFileVersion)
+    return bad(PageFileError::kBadVersion, fmt::format("format version {}", h.version));
+  const uint32_t header_bytes = r.u32();
+  if (header_bytes < kFixedBytes + 8 || header_bytes > (1u << 26))
+    return bad(PageFileError::kBadHeader, fmt::format("header_bytes {}", header_bytes));
+  if (bytes.size() < header_bytes)
+    return bad(PageFileError::kTruncated, fmt::format("header of {} bytes", header_bytes));
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + header_bytes - 8, 8);
+  if (XXH3_64bits(bytes.data(), header_bytes - 8) != stored)
+    return bad(PageFileError::kHeaderChecksum, "header checksum");
+  h.file_bytes = r.u64();
+  const uint64_t payload_offset = r.u64();
+  h.ns = r.key(), h.key = r.key(), h.parent = r.key();
+  h.page_tokens = static_cast<int64_t>(r.u64());
+  h.min_reusable = static_cast<int64_t>(r.u64());
+  h.quantized = r.le(1) != 0;
+  r.skip(3);
+  const uint32_t n_groups = r.u32();
+  const uint32_t lens[3] = {r.u32(), r.u32(), r.u32()};
+  r.skip(4);
+  if (h.page_tokens <= 0 || h.page_tokens > kMaxPageTokens || n_groups > kMaxGroups ||
+      lens[0] > kMaxString || lens[1] > kMaxString || lens[2] > kMaxString ||
+      payload_offset < header_bytes || payload_offset % kPageFileAlign != 0 ||
+      h.file_bytes > kMaxFileBytes || h.file_bytes < payload_offset)
+    return bad(PageFileError::kBadHeader, "page_tokens, n_groups, lengths or offsets");
+  if (file_size >= 0 && static_cast<uint64_t>(file_size) != h.file_bytes)
+    return bad(file_size < static_cast<int64_t>(h.file_bytes) ? PageFileError::kTruncated
+                                                              : PageFileError::kBadHeader,
+               fmt::format("file of {} bytes, header says {}", file_size, h.file_bytes));
+  PageFileCheck c = read_variable(r, n_groups, lens, h);
+  if (c.ok() && r.pos() + 8 != header_bytes)
+    c = bad(PageFileError::kBadHeader, "header_bytes does not end the group table");
+  if (c.ok()) c = check_layout(h, payload_offset);
+  if (c.ok()) c = check_identity(h, expect_ns);
+  return c;
+}
+
+PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& expect_ns,
+                               const PageKey& expect_key, PageRecord& out) {
+  PageFileHeader h;
+  PageFileCheck c = parse_page_header(file, static_cast<int64_t>(file.size()), expect_ns, h);
+  if (!c.ok()) return c;
+  if (h.key != expect_key)
+    return bad(PageFileError::kWrongKey,
+               fmt::format("key {}, asked {}", key_hex(h.key), key_hex(expect_key)));
+  PageRecord r{h.key, h.parent, std::move(h.tokens), h.quantized, h.min_reusable, {}, nullptr};
+  for (size_t g = 0; g < h.groups.size(); ++g) {
+    const PageFileHeader::Group& e = h.groups[g];
+    const uint8_t* p = file.data() + e.offset;
+    if (XXH3_64bits(e.bytes ? p : nullptr, e.bytes) != e.checksum)
+      return bad(PageFileError::kPayloadChecksum, fmt::format("group {} checksum", g));
+    r.groups.push_back({e.window, {p, e.bytes}});
+  }
+  out = std::move(r);
+  return {};
+}
+
+}  // namespace cairn

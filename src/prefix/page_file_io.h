@@ -1,0 +1,65 @@
+// The disk side of page files: durable writes (temporary file, fsync, rename,
+// directory fsync) and O_DIRECT reads into aligned buffers, falling back to
+// buffered reads where a file system refuses O_DIRECT. Errors come back as
+// values (errno and a message naming the call and path), never as exceptions.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace cairn {
+
+struct IoStatus {
+  int err = 0;       // errno of the failing call; 0: success
+  std::string what;  // "fsync /dir/tmp/x: No space left on device"
+  bool ok() const { return err == 0; }
+};
+
+// Writes bytes to a new file in tmp_dir, fsyncs it, renames it to path and
+// fsyncs path's directory. On failure the temporary file is removed and path
+// is untouched (an older file there stays whole).
+IoStatus write_file_durable(const std::string& tmp_dir, const std::string& path,
+                            std::span<const uint8_t> bytes);
+
+// fsync of a directory (after a rename or an unlink in it).
+IoStatus fsync_dir(const std::string& dir);
+
+// Bytes in memory aligned to kPageFileAlign (what O_DIRECT asks of buffers).
+class AlignedBytes {
+ public:
+  AlignedBytes() = default;
+  explicit AlignedBytes(size_t capacity) { reserve(capacity); }
+  // Makes room for n bytes (reallocating, contents lost, when capacity is less).
+  void reserve(size_t n);
+  uint8_t* data() { return p_.get(); }
+  std::span<const uint8_t> span() const { return {p_.get(), size_}; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  void set_size(size_t n) { size_ = n; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> p_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
+struct FileRead {
+  IoStatus status;      // err ENOENT: no such file
+  bool direct = false;  // false: O_DIRECT was refused and a buffered read served
+};
+
+// Reads a whole file into `into` (at most max_bytes; a longer one is read to
+// max_bytes + 1 so the caller sees it is too long), with O_DIRECT when the
+// file system allows. `into` is reused when large enough: fresh memory costs
+// page faults, which on some machines cost more than the disk.
+FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into);
+
+// Reads up to n bytes from the start of a file (buffered: headers at scan).
+FileRead read_file_head(const std::string& path, size_t n, AlignedBytes& into);
+
+}  // namespace cairn
