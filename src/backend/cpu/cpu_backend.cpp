@@ -1,5 +1,7 @@
 #include "backend/cpu/cpu_backend.h"
 
+#include <cpuid.h>
+
 #include <atomic>
 
 #include "backend/cpu/fast/fast.h"
@@ -14,17 +16,21 @@ std::atomic<Isa>& active_slot() {
   return isa;
 }
 
+// F16C from CPUID leaf 1 (clang's __builtin_cpu_supports does not know "f16c").
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+}
+
 }  // namespace
 
 Isa detected_isa() {
   __builtin_cpu_init();
+  const bool f16c = has_f16c();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") && f16c)
     return Isa::kAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
-    return Isa::kAvx2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c) return Isa::kAvx2;
   return Isa::kScalar;
 }
 
