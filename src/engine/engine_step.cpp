@@ -16,18 +16,16 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   const auto n_rows = static_cast<int64_t>(batch.logit_rows().size());
   Tensor logits = Tensor::empty({n_rows, vocab}, DType::kF32);  // [rows that sample, vocab]
   model_.forward(batch, kv_, logits);
+  // Publish first: a sequence that finishes at this step's token still leaves
+  // its full pages (its prompt's, at least) to the prefix cache.
+  for (const ChunkPlan& c : plan.chunks) publish(active(c.seq));
   int64_t row = 0;
-  std::vector<ActiveRequest*> stepped;
   for (const ChunkPlan& c : plan.chunks) {
-    ActiveRequest& a = active(c.seq);
-    stepped.push_back(&a);
     if (!c.sample) continue;
     std::span<const float> r(logits.data<float>() + row * vocab, static_cast<size_t>(vocab));
     ++row;
-    sample_row(a, r);
+    sample_row(active(c.seq), r);
   }
-  for (ActiveRequest* a : stepped)
-    if (a->seq.state != SeqState::kFinished) publish(*a);
 }
 
 // Processors, then the sampler at the request's (seed, step); emits the token
