@@ -106,15 +106,17 @@ int64_t k_block(int64_t n, int64_t k) {
 }
 
 // Converts w rows [0, cols) × [k0, k1) of dtype WT into panel [cols, k1 - k0] f32.
+// The rows advance together: cols concurrent streams keep the memory system
+// busy where one row after another would stall at each row's start.
 template <class V, DType WT>
 void convert_panel(const void* w, int64_t ldw, int cols, int64_t k0, int64_t k1, float* panel) {
   const int64_t len = k1 - k0, full = len / V::kLanes * V::kLanes;
-  for (int c = 0; c < cols; ++c) {
-    int64_t i = 0;
-    for (; i < full; i += V::kLanes)
+  for (int64_t i = 0; i < full; i += V::kLanes)
+    for (int c = 0; c < cols; ++c)
       V::store(panel + c * len + i, V::template load_w<WT>(w, c * ldw + k0 + i));
-    for (; i < len; ++i) panel[c * len + i] = V::template scalar_w<WT>(w, c * ldw + k0 + i);
-  }
+  for (int c = 0; c < cols; ++c)
+    for (int64_t i = full; i < len; ++i)
+      panel[c * len + i] = V::template scalar_w<WT>(w, c * ldw + k0 + i);
 }
 
 // GEMV: the range's rows are cut into kCols interleaved parts; tile t takes
@@ -123,27 +125,29 @@ void convert_panel(const void* w, int64_t ldw, int cols, int64_t k0, int64_t k1,
 // prefetcher follows (adjacent rows would make short streams restarting every
 // tile). Rows past kCols·q go in plain adjacent tiles.
 template <class V, DType WT>
-void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end) {
+void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* panel) {
   static constexpr TileTable<V, WT> table;
+  static constexpr TileTable<V, DType::kF32> table_f32;
   const int64_t bytes = WT == DType::kF32 ? 4 : 2;
   const int64_t q = (j_end - j_begin) / V::kCols;
+  // Several row tiles: widen the column tile's weights once into an f32 panel
+  // [cols, k] in L1 (exact), instead of once per row tile.
+  const bool widen = WT != DType::kF32 && a.n > V::kRows;
   auto run = [&](int64_t j, int cols, int64_t ldc) {
+    const void* w = static_cast<const uint8_t*>(a.w) + j * a.k * bytes;
+    int64_t ldw = ldc * a.k;
+    const TileFn* fns = &table.fns[0][0];
+    if (widen) {
+      convert_panel<V, WT>(a.w, ldw, cols, j * a.k, j * a.k + a.k, panel);
+      w = panel;
+      ldw = a.k;
+      fns = &table_f32.fns[0][0];
+    }
     for (int64_t i = 0; i < a.n; i += V::kRows) {
       const int rows = static_cast<int>(min64(V::kRows, a.n - i));
-      TileArgs t{a.x + i * a.k,
-                 a.k,
-                 static_cast<const uint8_t*>(a.w) + j * a.k * bytes,
-                 ldc * a.k,
-                 0,
-                 a.k,
-                 true,
-                 true,
-                 nullptr,
-                 a.y + i * a.m + j,
-                 a.m,
-                 a.bias ? a.bias + j : nullptr,
-                 ldc};
-      table.fns[rows - 1][cols - 1](t);
+      TileArgs t{a.x + i * a.k, a.k,   w,       ldw,      0, a.k, true, true, nullptr,
+                 a.y + i * a.m + j, a.m, a.bias ? a.bias + j : nullptr, ldc};
+      fns[(rows - 1) * V::kCols + (cols - 1)](t);
     }
   };
   for (int64_t t = 0; t < q; ++t) run(j_begin + t, V::kCols, q);
@@ -211,7 +215,7 @@ void gemm_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scrat
 template <class V, DType WT>
 void matmul_cols_for(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* scratch) {
   if (a.n < kGemvRows || a.k == 0)
-    gemv_cols<V, WT>(a, j_begin, j_end);
+    gemv_cols<V, WT>(a, j_begin, j_end, scratch);
   else
     gemm_cols<V, WT>(a, j_begin, j_end, scratch);
 }
