@@ -80,6 +80,13 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
   cmd.add_option("--prefix-cache-bytes", f.prefix_cache_bytes,
                  "RAM prefix cache cap within the KV budget (0 = off)")
       ->capture_default_str();
+  cmd.add_option("--ssd-cache", o.ssd_cache_dir,
+                 "folder of the SSD prefix tier: evicted KV pages survive restarts (off if unset)");
+  cmd.add_option("--ssd-cache-max-bytes", f.ssd_cache_max_bytes, "SSD prefix tier cap")
+      ->capture_default_str();
+  cmd.add_option("--spill-queue-bytes", f.spill_queue_bytes,
+                 "pages waiting to be written to the SSD tier at most (older ones are dropped)")
+      ->capture_default_str();
   add_kv_flags(cmd, f.kv);
 }
 
@@ -99,6 +106,8 @@ EngineOptions engine_options(const EngineFlags& f, const std::string& model_path
     o.kv_budget_bytes = parse_bytes(f.kv_budget, "--kv-budget");
   }
   o.prefix_cache_bytes = parse_bytes(f.prefix_cache_bytes, "--prefix-cache-bytes");
+  o.ssd_cache_max_bytes = parse_bytes(f.ssd_cache_max_bytes, "--ssd-cache-max-bytes");
+  o.spill_queue_bytes = parse_bytes(f.spill_queue_bytes, "--spill-queue-bytes");
   o.model_fingerprint = io::model_fingerprint(model_path);
   return o;
 }

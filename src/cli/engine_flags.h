@@ -18,13 +18,16 @@ struct EngineFlags {
   EngineOptions options;
   std::string kv_budget = "auto";  // bytes ("2GiB", "512M", plain) or auto
   std::string prefix_cache_bytes = "256MiB";
+  std::string ssd_cache_max_bytes = "16GiB";
+  std::string spill_queue_bytes = "256MiB";
   KvFlags kv;
 };
 
 // --kv-bits, --kv-group-size, --kv-quant-start, --kv-dtype, --kv-config.
 void add_kv_flags(CLI::App& cmd, KvFlags& f);
 // --max-batch-tokens (--max-num-batched-tokens), --max-seqs (--max-num-seqs),
-// --max-queue, --kv-budget, --prefix-cache-bytes, and the KV flags.
+// --max-queue, --kv-budget, --prefix-cache-bytes, --ssd-cache, --ssd-cache-max-bytes,
+// --spill-queue-bytes, and the KV flags.
 void add_engine_flags(CLI::App& cmd, EngineFlags& f);
 
 // The KV settings for a loaded model (kv_config.json resolved beside it).

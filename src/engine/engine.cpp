@@ -27,6 +27,9 @@ int64_t Engine::n_in_flight() const {
 EngineStats Engine::stats() const {
   return loop_->stats();
 }
+CacheFlush Engine::flush_cache(std::chrono::milliseconds timeout) {
+  return loop_->flush_cache(timeout);
+}
 const ModelConfig& Engine::model_config() const {
   return loop_->config();
 }

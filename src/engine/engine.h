@@ -30,6 +30,12 @@ struct EngineOptions {
   int64_t kv_budget_bytes = int64_t{1} << 30;       // KV page memory (pool budget)
   int64_t prefix_cache_bytes = int64_t{256} << 20;  // RAM prefix tier; 0 turns it off
   KvSettings kv;
+  // SSD tier of the prefix cache (docs/durability.md): pages evicted from RAM
+  // are written under this folder and restored from it, across restarts. "" = off.
+  std::string ssd_cache_dir;
+  int64_t ssd_cache_max_bytes = int64_t{16} << 30;
+  int64_t spill_queue_bytes = int64_t{256} << 20;  // write-behind cap
+  int32_t restore_threads = 4;                     // SSD reads in flight
   // Names the weights, config and tokenizer: folded into prefix-cache keys so
   // two models never share pages (registry: model_fingerprint()).
   std::string model_fingerprint;
@@ -47,6 +53,20 @@ struct EngineStats {
   int64_t prompt_tokens = 0, generated_tokens = 0;
   int64_t prefix_queries = 0, prefix_hits = 0, prefix_hit_tokens = 0;
   int64_t preemptions = 0, steps = 0;
+  // SSD tier and spill queue (zero without --ssd-cache).
+  int64_t ssd_files = 0, ssd_bytes = 0, ssd_corrupt = 0;
+  int64_t ssd_restored_pages = 0, ssd_restore_bytes = 0;
+  double ssd_restore_seconds = 0;
+  int64_t spill_pending_items = 0, spill_pending_bytes = 0;
+  int64_t spill_written = 0, spill_dropped = 0, spill_failed = 0;
+};
+
+// What flush_cache found: everything enqueued before the call is on disk, or why not.
+struct CacheFlush {
+  bool durable = false;
+  bool timed_out = false;
+  int64_t pending_items = 0, pending_bytes = 0, dropped = 0, failed = 0;
+  std::string error;
 };
 
 class Engine {
@@ -71,6 +91,9 @@ class Engine {
   // Requests queued or running.
   int64_t n_in_flight() const;
   EngineStats stats() const;
+  // Waits up to timeout until every page spilled so far is durable on the SSD
+  // tier. Not durable (with the reason) when there is no SSD tier.
+  CacheFlush flush_cache(std::chrono::milliseconds timeout);
   const EngineOptions& options() const { return options_; }
   const ModelConfig& model_config() const;
 

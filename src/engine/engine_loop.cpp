@@ -47,6 +47,8 @@ Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOp
       sched_(scheduler_options(o)) {
   row_.resize(static_cast<size_t>(model.config().vocab_size));
   stats_.kv_bytes_budget = kv_.pool().budget_bytes();
+  open_tiers(scheme_of(model, o));
+  update_stats();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -59,6 +61,7 @@ Engine::Loop::~Loop() {
   }
   wake_.notify_all();
   thread_.join();
+  close_tiers();
 }
 
 std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
@@ -120,8 +123,13 @@ int64_t Engine::Loop::n_in_flight() const {
 }
 
 EngineStats Engine::Loop::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  EngineStats s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s = stats_;
+  }
+  fill_tier_stats(s);  // live: the tiers' counters are thread-safe
+  return s;
 }
 
 ActiveRequest& Engine::Loop::active(const Sequence* s) {
@@ -132,10 +140,14 @@ ActiveRequest& Engine::Loop::active(const Sequence* s) {
 // there is nothing to do; false once stopping and idle.
 bool Engine::Loop::take_inbox() {
   std::unique_lock<std::mutex> lock(mu_);
-  wake_.wait(lock, [&] {
+  auto ready = [&] {
     return stopping_ || cancel_everything_ || !inbox_.empty() || !cancels_.empty() ||
-           !active_.empty();
-  });
+           !sched_.running().empty() || !sched_.waiting().empty();
+  };
+  if (restoring_.empty())
+    wake_.wait(lock, ready);
+  else  // restores settle on other threads: look again soon
+    wake_.wait_for(lock, std::chrono::milliseconds(2), ready);
   std::vector<uint64_t> cancels = std::move(cancels_);
   cancels_.clear();
   const bool all = cancel_everything_;
@@ -143,8 +155,9 @@ bool Engine::Loop::take_inbox() {
   while (!inbox_.empty()) {
     std::unique_ptr<ActiveRequest> a = std::move(inbox_.front());
     inbox_.pop_front();
-    sched_.enqueue(&a->seq);
+    ActiveRequest& added = *a;
     active_.emplace(a->seq.id, std::move(a));
+    if (!begin_restore(added)) sched_.enqueue(&added.seq);
   }
   const bool stop = stopping_;
   lock.unlock();
@@ -162,7 +175,8 @@ bool Engine::Loop::take_inbox() {
 
 void Engine::Loop::run() {
   while (take_inbox()) {
-    if (active_.empty()) continue;
+    poll_restores();
+    if (sched_.running().empty() && sched_.waiting().empty()) continue;
     try {
       step();
     } catch (const std::exception& e) {

@@ -14,6 +14,9 @@
 #include "engine/seq_output.h"
 #include "kv/paged_kv.h"
 #include "prefix/prefix_cache.h"
+#include "prefix/spill_queue.h"
+#include "prefix/ssd_restorer.h"
+#include "prefix/ssd_tier.h"
 #include "sched/kv_budget.h"
 #include "sched/scheduler.h"
 
@@ -40,6 +43,7 @@ class Engine::Loop {
   void stop_admitting();
   int64_t n_in_flight() const;
   EngineStats stats() const;
+  CacheFlush flush_cache(std::chrono::milliseconds timeout);
   const ModelConfig& config() const { return model_.config(); }
 
  private:
@@ -55,6 +59,25 @@ class Engine::Loop {
   void fail_running(const std::string& error);
   void reap();  // erases finished requests from active_
   void update_stats();
+  // SSD tier (engine_tiers.cpp).
+  struct Tier {
+    std::unique_ptr<SsdTier> ssd;
+    std::unique_ptr<SsdRestorer> restorer;
+    PageKey ns;
+  };
+  struct Restore {
+    uint64_t id = 0;
+    Tier* tier = nullptr;
+    std::shared_ptr<RestoreHandle> handle;
+  };
+  void open_tiers(const std::string& scheme);
+  void close_tiers();
+  Tier* tier_for(const PageKey& ns);
+  // Starts restoring a new request's prefix past what RAM holds; false when
+  // there is nothing to restore (the caller queues it at once).
+  bool begin_restore(ActiveRequest& a);
+  void poll_restores();  // queues the requests whose restores settled
+  void fill_tier_stats(EngineStats& s) const;
   ActiveRequest& active(const Sequence* s);
 
   Model& model_;
@@ -66,8 +89,11 @@ class Engine::Loop {
   PagedKvBudget budget_;
   Scheduler sched_;
   std::unordered_map<uint64_t, std::unique_ptr<ActiveRequest>> active_;  // engine thread only
-  std::vector<float> row_;                                               // [vocab] scratch
-  EngineStats counts_;  // engine-thread counters, copied into stats_ by update_stats()
+  std::vector<Tier> tiers_;                                              // full, then quantized
+  std::unique_ptr<SpillQueue> spill_;
+  std::vector<Restore> restoring_;
+  std::vector<float> row_;  // [vocab] scratch
+  EngineStats counts_;      // engine-thread counters, copied into stats_ by update_stats()
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

@@ -112,7 +112,7 @@ void Engine::Loop::update_stats() {
   stats_ = counts_;
   stats_.requests_submitted = submitted;
   stats_.requests_rejected = rejected;
-  n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size());
+  n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size() + restoring_.size());
   stats_.n_waiting = n_waiting_;
   stats_.n_running = static_cast<int64_t>(sched_.running().size());
   stats_.kv_pages_used = kv_.pool().n_used_pages();

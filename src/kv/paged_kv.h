@@ -114,6 +114,12 @@ class PagedKvState final : public KvView {
   // any sequence or holder references it.
   void retain_page(int32_t arena, int32_t page) { pool_.retain(arena, page); }
   void release_page(int32_t arena, int32_t page) { pool_.release(arena, page); }
+  // Pages filled from outside (restored from a slower tier): the arena of group
+  // g's pages in the full or quantized format; a new page (ref 1) there, or -1
+  // when it does not fit the budget; its bytes [page_bytes(arena)].
+  int32_t group_arena(int g, bool quantized) const;
+  int32_t allocate_page(int32_t arena);
+  uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }
 
  private:
   struct GroupInfo {

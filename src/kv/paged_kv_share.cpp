@@ -121,4 +121,13 @@ void PagedKvState::adopt(int32_t slot, const std::vector<std::vector<int32_t>>& 
   }
 }
 
+int32_t PagedKvState::group_arena(int g, bool quantized) const {
+  const GroupInfo& gi = groups_.at(static_cast<size_t>(g));
+  return quantized ? gi.quant_arena : gi.full_arena;
+}
+
+int32_t PagedKvState::allocate_page(int32_t arena) {
+  return pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena) : -1;
+}
+
 }  // namespace cairn

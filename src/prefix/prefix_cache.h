@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kv/paged_kv.h"
+#include "prefix/page_file.h"
 #include "prefix/page_key.h"
 
 namespace cairn {
@@ -68,6 +69,19 @@ class PrefixCache {
   bool evict_until_free(int64_t need_bytes);
   // Drops every entry (references held by sequences stay).
   void clear();
+
+  // Called with each entry the cache evicts, while its pages are still live
+  // (the record's spans point into them): the SSD tier's spill hook. ns is the
+  // entry's namespace.
+  using EvictObserver = std::function<void(const PageKey& ns, const PageRecord& r)>;
+  void set_evict_observer(EvictObserver observer) { observer_ = std::move(observer); }
+  // Evicts every entry no sequence uses, through the observer (at shutdown).
+  void evict_all();
+  // Inserts a page restored from a slower tier under ns: copies r's bytes into
+  // new pool pages (evicting unreferenced entries for room). False, changing
+  // nothing, when its parent is not cached, it is cached already, its groups or
+  // page sizes do not match this state's layout, or the pool cannot hold it.
+  bool insert_restored(const PageKey& ns, const PageRecord& r);
   PrefixCacheStats stats() const;
 
  private:
@@ -102,8 +116,12 @@ class PrefixCache {
   // until done() holds; returns done().
   bool evict_lru(const std::function<bool()>& done, const PageKey& keep);
 
+  PageRecord record_of(const PageKey& key, const Entry& e) const;
+  bool restored_fits(const PageRecord& r, std::vector<int32_t>& arenas) const;
+
   PagedKvState& kv_;
   int64_t max_bytes_;
+  EvictObserver observer_;
   Entries entries_;
   int64_t bytes_ = 0, evictions_ = 0;
   uint64_t tick_ = 0;

@@ -9,6 +9,7 @@ namespace cairn {
 
 void PrefixCache::erase(Entries::iterator it) {
   const Entry& e = it->second;
+  if (observer_) observer_(e.ns, record_of(it->first, e));
   for (size_t g = 0; g < e.pages.size(); ++g)
     if (e.pages[g] >= 0) kv_.release_page(e.arenas[g], e.pages[g]);
   if (!e.parent.empty()) {

@@ -38,6 +38,7 @@ class HttpServer::Impl {
   void detokenize(const httplib::Request& req, httplib::Response& res);
   void health(const httplib::Request& req, httplib::Response& res);
   void metrics(const httplib::Request& req, httplib::Response& res);
+  void flush_cache(const httplib::Request& req, httplib::Response& res);
   // Throws ApiError 503 unless the model is loaded and the server not draining.
   void require_ready() const;
   std::string model_name() const;

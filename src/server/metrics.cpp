@@ -41,6 +41,29 @@ void line(std::string& out, const char* type, const std::string& name, const std
   out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", name, help, name, type, name, value);
 }
 
+// The SSD tier and the spill queue (zero without --ssd-cache).
+void tier_lines(std::string& out, const EngineStats& s) {
+  auto d = [](int64_t v) { return static_cast<double>(v); };
+  line(out, "gauge", "cairn_ssd_cache_files", "page files in the SSD tier", d(s.ssd_files));
+  line(out, "gauge", "cairn_ssd_cache_bytes", "bytes of the SSD tier", d(s.ssd_bytes));
+  line(out, "counter", "cairn_ssd_corrupt_total", "SSD page files that failed a check (missed)",
+       d(s.ssd_corrupt));
+  line(out, "counter", "cairn_ssd_restored_pages_total", "pages restored from the SSD tier",
+       d(s.ssd_restored_pages));
+  line(out, "counter", "cairn_ssd_restore_bytes_total", "bytes read back from the SSD tier",
+       d(s.ssd_restore_bytes));
+  line(out, "counter", "cairn_ssd_restore_seconds_total", "time spent reading and verifying",
+       s.ssd_restore_seconds);
+  line(out, "gauge", "cairn_spill_pending_items", "pages waiting to be written",
+       d(s.spill_pending_items));
+  line(out, "gauge", "cairn_spill_pending_bytes", "bytes waiting to be written",
+       d(s.spill_pending_bytes));
+  line(out, "counter", "cairn_spill_written_total", "pages written durably", d(s.spill_written));
+  line(out, "counter", "cairn_spill_dropped_total", "pages dropped over the spill queue's cap",
+       d(s.spill_dropped));
+  line(out, "counter", "cairn_spill_failed_total", "page writes that failed", d(s.spill_failed));
+}
+
 }  // namespace
 
 ServerMetrics::ServerMetrics()
@@ -104,6 +127,7 @@ std::string ServerMetrics::render(const EngineStats& s, bool ready, bool drainin
   line(out, "counter", "cairn_engine_preemptions_total", "sequences preempted for KV space",
        d(s.preemptions));
   line(out, "counter", "cairn_engine_steps_total", "engine steps run", d(s.steps));
+  tier_lines(out, s);
   return out;
 }
 

@@ -66,6 +66,7 @@ void HttpServer::Impl::install_routes() {
   http.Post("/detokenize", plain(&Impl::detokenize));
   http.Get("/health", plain(&Impl::health));
   http.Get("/metrics", plain(&Impl::metrics));
+  http.Post("/admin/cache/flush", plain(&Impl::flush_cache));
 }
 
 void HttpServer::Impl::require_ready() const {
@@ -197,7 +198,30 @@ void HttpServer::Impl::detokenize(const Request& req, Response& res) {
 void HttpServer::Impl::health(const Request&, Response& res) {
   int state = s.state_.load();
   const char* name = state == kLoading ? "loading" : state == kDraining ? "draining" : "ok";
-  send_json(res, state == kReady ? 200 : 503, {{"status", name}});
+  nlohmann::json body = {{"status", name}};
+  if (state != kLoading && s.model_.engine) {
+    const EngineStats st = s.model_.engine->stats();
+    body["kv"] = {{"pages_used", st.kv_pages_used},
+                  {"bytes_used", st.kv_bytes_used},
+                  {"bytes_budget", st.kv_bytes_budget}};
+    body["prefix_cache"] = {
+        {"ram_bytes", st.prefix_cache_bytes},
+        {"ram_pages", st.prefix_cache_pages},
+        {"hits", st.prefix_hits},
+        {"hit_tokens", st.prefix_hit_tokens},
+        {"ssd_files", st.ssd_files},
+        {"ssd_bytes", st.ssd_bytes},
+        {"ssd_restored_pages", st.ssd_restored_pages},
+        {"ssd_restore_mb_per_s",
+         st.ssd_restore_seconds > 0
+             ? static_cast<double>(st.ssd_restore_bytes) / 1e6 / st.ssd_restore_seconds
+             : 0.0},
+        {"spill_pending", st.spill_pending_items},
+        {"spill_written", st.spill_written},
+        {"spill_dropped", st.spill_dropped},
+        {"spill_failed", st.spill_failed}};
+  }
+  send_json(res, state == kReady ? 200 : 503, body);
 }
 
 void HttpServer::Impl::metrics(const Request&, Response& res) {
@@ -207,6 +231,22 @@ void HttpServer::Impl::metrics(const Request&, Response& res) {
   res.status = 200;
   res.set_content(s.metrics_.render(stats, state != kLoading, state == kDraining),
                   "text/plain; version=0.0.4");
+}
+
+// 200 {"durable":true,…} once every page spilled so far is on disk; 503 with
+// the evidence (pending, dropped, failed, the last error) otherwise.
+void HttpServer::Impl::flush_cache(const Request&, Response& res) {
+  if (s.state_.load() == kLoading || !s.model_.engine)
+    throw ApiError(503, "unavailable_error", "the model is loading", "", "model_loading");
+  const CacheFlush f = s.model_.engine->flush_cache(std::chrono::seconds(30));
+  send_json(res, f.durable ? 200 : 503,
+            {{"durable", f.durable},
+             {"timed_out", f.timed_out},
+             {"pending_items", f.pending_items},
+             {"pending_bytes", f.pending_bytes},
+             {"dropped", f.dropped},
+             {"failed", f.failed},
+             {"error", f.error}});
 }
 
 }  // namespace cairn::server

@@ -145,8 +145,19 @@ void gemv_cols(const MatmulArgs& a, int64_t j_begin, int64_t j_end, float* panel
     }
     for (int64_t i = 0; i < a.n; i += V::kRows) {
       const int rows = static_cast<int>(min64(V::kRows, a.n - i));
-      TileArgs t{a.x + i * a.k, a.k,   w,       ldw,      0, a.k, true, true, nullptr,
-                 a.y + i * a.m + j, a.m, a.bias ? a.bias + j : nullptr, ldc};
+      TileArgs t{a.x + i * a.k,
+                 a.k,
+                 w,
+                 ldw,
+                 0,
+                 a.k,
+                 true,
+                 true,
+                 nullptr,
+                 a.y + i * a.m + j,
+                 a.m,
+                 a.bias ? a.bias + j : nullptr,
+                 ldc};
       fns[(rows - 1) * V::kCols + (cols - 1)](t);
     }
   };

@@ -1,0 +1,115 @@
+// The SSD tier seen from the engine thread (docs/durability.md): pages the RAM
+// tier evicts go to the spill queue (a copy of their bytes; the writes happen
+// on its worker), and a new request whose prefix continues on disk past what
+// RAM holds waits, outside the scheduler, while restorer threads read and
+// verify those pages; they then enter the RAM tier and the request is queued
+// like any other, its prefix now a RAM hit. No disk I/O on the engine thread.
+#include <algorithm>
+
+#include "engine/engine_loop.h"
+
+namespace cairn {
+
+void Engine::Loop::open_tiers(const std::string& scheme) {
+  if (options_.ssd_cache_dir.empty() || !cache_) return;
+  const int64_t n_tiers = kv_.quant_scheme().enabled() ? 2 : 1;
+  for (int64_t i = 0; i < n_tiers; ++i) {
+    TierNamespace ns{options_.model_fingerprint, scheme + (i == 0 ? "|full" : "|quant")};
+    Tier t;
+    t.ns = ns.key();
+    t.ssd = std::make_unique<SsdTier>(options_.ssd_cache_dir,
+                                      options_.ssd_cache_max_bytes / n_tiers, std::move(ns));
+    t.restorer = std::make_unique<SsdRestorer>(*t.ssd, std::max(options_.restore_threads, 1));
+    tiers_.push_back(std::move(t));
+  }
+  spill_ = std::make_unique<SpillQueue>(options_.spill_queue_bytes);
+  cache_->set_evict_observer([this](const PageKey& ns, const PageRecord& r) {
+    if (Tier* t = tier_for(ns)) spill_->enqueue_page(*t->ssd, r);  // copies r's bytes
+  });
+}
+
+// After the engine thread stopped: every cached page goes to disk, then the
+// queue drains (bounded, so a dead disk cannot hold the exit).
+void Engine::Loop::close_tiers() {
+  if (!spill_) return;
+  cache_->evict_all();
+  spill_->drain(std::chrono::seconds(60));
+}
+
+Engine::Loop::Tier* Engine::Loop::tier_for(const PageKey& ns) {
+  for (Tier& t : tiers_)
+    if (t.ns == ns) return &t;
+  return nullptr;
+}
+
+bool Engine::Loop::begin_restore(ActiveRequest& a) {
+  if (tiers_.empty()) return false;
+  const int64_t page = kv_.page_tokens();
+  const int64_t max_pages = (static_cast<int64_t>(a.seq.tokens.size()) - 1) / page;
+  const PrefixMatch ram = budget_.match(a.seq);
+  const int64_t have = ram.n_tokens / page;
+  if (have >= max_pages) return false;
+  const PageKey parent = ram.chain.empty() ? PageKey{} : ram.chain.back();
+  const std::span<const int32_t> rest =
+      std::span<const int32_t>(a.seq.tokens).subspan(static_cast<size_t>(have * page));
+  Restore best;
+  std::vector<PageKey> best_keys;
+  for (Tier& t : tiers_) {
+    std::vector<PageKey> keys = t.ssd->match_chain(parent, rest, page, max_pages - have);
+    if (keys.size() > best_keys.size()) {
+      best_keys = std::move(keys);
+      best.tier = &t;
+    }
+  }
+  if (best_keys.empty()) return false;
+  best.id = a.seq.id;
+  best.handle = best.tier->restorer->submit(std::move(best_keys));
+  restoring_.push_back(std::move(best));
+  return true;
+}
+
+void Engine::Loop::poll_restores() {
+  std::erase_if(restoring_, [&](Restore& r) {
+    const auto it = active_.find(r.id);
+    if (it == active_.end() || it->second->stream->done()) {  // cancelled meanwhile
+      r.handle->cancel();
+      return true;
+    }
+    if (!r.handle->done()) return false;
+    const size_t n = r.handle->ready_prefix();
+    for (size_t i = 0; i < n; ++i) {
+      SsdRead read = r.handle->take(i);
+      if (!read.record || !cache_->insert_restored(r.tier->ns, *read.record)) break;
+      ++counts_.ssd_restored_pages;
+    }
+    sched_.enqueue(&it->second->seq);
+    return true;
+  });
+}
+
+CacheFlush Engine::Loop::flush_cache(std::chrono::milliseconds timeout) {
+  if (!spill_) return {false, false, 0, 0, 0, 0, "there is no SSD tier (--ssd-cache)"};
+  const FlushResult f = spill_->flush(timeout);
+  return {f.durable, f.timed_out, f.pending_items, f.pending_bytes,
+          f.dropped, f.failed,    f.last_error};
+}
+
+void Engine::Loop::fill_tier_stats(EngineStats& s) const {
+  for (const Tier& t : tiers_) {
+    const SsdTierStats ts = t.ssd->stats();
+    s.ssd_files += ts.files;
+    s.ssd_bytes += ts.bytes;
+    s.ssd_corrupt += ts.corrupt;
+    s.ssd_restore_bytes += ts.restore_bytes;
+    s.ssd_restore_seconds += ts.restore_seconds;
+  }
+  if (!spill_) return;
+  const SpillStats sp = spill_->stats();
+  s.spill_pending_items = sp.pending_items;
+  s.spill_pending_bytes = sp.pending_bytes;
+  s.spill_written = sp.written;
+  s.spill_dropped = sp.dropped;
+  s.spill_failed = sp.failed;
+}
+
+}  // namespace cairn

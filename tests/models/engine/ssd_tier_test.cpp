@@ -1,0 +1,120 @@
+// The SSD prefix tier through the engine: pages evicted from RAM (and every
+// cached page at shutdown) are written to disk; a new engine on the same folder
+// restores a request's prefix from them, and its logits equal a run that
+// computed everything. A corrupted file is a miss, never a wrong page.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine_test_util.h"
+
+namespace cairn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SsdTierEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cairn_ssd_engine_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    model_ = load_model(fixture_dir("llama"), {});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  EngineOptions options(bool ssd, int64_t cache_bytes = int64_t{64} << 20) {
+    EngineOptions o;
+    o.max_seqs = 4;
+    o.prefix_cache_bytes = cache_bytes;
+    o.model_fingerprint = "llama-fixture";
+    if (ssd) o.ssd_cache_dir = dir_.string();
+    log_.attach(o);
+    return o;
+  }
+  Request target() { return test_request(test_prompt(90, 7, 256), 10, 0.9f, 42); }
+  // Shares the target's first 70 tokens: two full pages of 32.
+  Request sharer() {
+    std::vector<int32_t> p = target().prompt_ids;
+    p.resize(70);
+    p.push_back(5);
+    return test_request(p, 1, 0.9f, 1);
+  }
+  std::vector<fs::path> page_files() {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      if (e.path().extension() == ".kvp" && e.path().parent_path().filename() != "quarantine")
+        out.push_back(e.path());
+    return out;
+  }
+  Outcome computed() {
+    Engine e(*model_, nullptr, options(false, 0));
+    return collect(e.submit(target()), log_);
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Model> model_;
+  LogitsLog log_;
+};
+
+TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
+  const Outcome want = computed();
+  {
+    Engine first(*model_, nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }  // shutdown: cached pages spill, the queue drains
+  ASSERT_GE(page_files().size(), 2u);
+  Engine second(*model_, nullptr, options(true));
+  EXPECT_GE(second.stats().ssd_files, 2);
+  const Outcome got = collect(second.submit(target()), log_);
+  EXPECT_EQ(got.final.usage.cached_tokens, 64);
+  EXPECT_EQ(second.stats().ssd_restored_pages, 2);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+
+TEST_F(SsdTierEngine, ACorruptPageIsAMissAndTheOutputStaysRight) {
+  const Outcome want = computed();
+  {
+    Engine first(*model_, nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }
+  // Flip one payload byte (past the 4 KiB header block) of every page file:
+  // nothing may be served.
+  for (const fs::path& f : page_files()) {
+    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekg(4096 + 100);
+    char c = 0;
+    io.read(&c, 1);
+    io.seekp(4096 + 100);
+    c = static_cast<char>(c ^ 0x20);
+    io.write(&c, 1);
+  }
+  Engine second(*model_, nullptr, options(true));
+  const Outcome got = collect(second.submit(target()), log_);
+  EXPECT_EQ(got.final.usage.cached_tokens, 0);
+  EXPECT_EQ(second.stats().ssd_restored_pages, 0);
+  EXPECT_GE(second.stats().ssd_corrupt, 1);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+
+TEST_F(SsdTierEngine, PagesEvictedFromRamAreSpilledAndFlushIsDurable) {
+  // A RAM tier of 4 pages (f32, 4 layers × K,V × 32 positions × 2 heads × 16):
+  // later prompts evict earlier ones, which spill.
+  constexpr int64_t kPageBytes = 4 * 2 * 32 * 2 * 16 * 4;
+  Engine e(*model_, nullptr, options(true, 4 * kPageBytes));
+  for (uint32_t i = 0; i < 6; ++i)
+    collect(e.submit(test_request(test_prompt(100, 50 + i, 256), 1, 0.f, i)), log_);
+  const CacheFlush f = e.flush_cache(std::chrono::seconds(30));
+  EXPECT_TRUE(f.durable) << f.error;
+  const EngineStats s = e.stats();
+  EXPECT_GT(s.spill_written, 0);
+  EXPECT_EQ(s.spill_failed, 0);
+  EXPECT_EQ(static_cast<int64_t>(page_files().size()), s.spill_written);
+  Engine no_ssd(*model_, nullptr, options(false));
+  EXPECT_FALSE(no_ssd.flush_cache(std::chrono::seconds(1)).durable);
+}
+
+}  // namespace
+}  // namespace cairn::test
