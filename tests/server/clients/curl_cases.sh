@@ -6,19 +6,8 @@ set -eu
 CAIRN=$1
 OUT=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
-"$CAIRN" serve --port 0 >"$OUT/serve.out" 2>"$OUT/serve.err" &
-PID=$!
-for _ in $(seq 300); do grep -q ready "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
-URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$OUT/serve.out")
-[ -n "$URL" ] || { echo "serve did not start"; cat "$OUT/serve.err"; exit 1; }
-fails=0
-check() {  # check NAME PYTHON-EXPRESSION-ON-`t` (the response text)
-  if python3 -c "import json,sys; t=open('$OUT/r').read(); sys.exit(0 if ($2) else 1)"; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: $(head -c 600 "$OUT/r")"; fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../lib/serve.sh"
+start_serve
 curl -s "$URL/health" >"$OUT/r"
 check "health" 'json.loads(t)["status"] == "ok"'
 curl -s "$URL/v1/chat/completions" -H 'Content-Type: application/json' \

@@ -8,21 +8,8 @@ CAIRN=$1
 OUT=$(mktemp -d)
 PID=
 trap 'kill $PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
-start() {
-  "$CAIRN" serve --port 0 --ssd-cache "$OUT/ssd" --prefix-cache-bytes 512KiB >"$OUT/serve.out" 2>"$OUT/serve.err" &
-  PID=$!
-  for _ in $(seq 300); do grep -q ready "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
-  URL=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$OUT/serve.out")
-  [ -n "$URL" ] || { echo "serve did not start"; cat "$OUT/serve.err"; exit 1; }
-}
-fails=0
-check() {  # check NAME PYTHON-EXPRESSION-ON-`t` (the response text)
-  if python3 -c "import json,sys; t=open('$OUT/r').read(); sys.exit(0 if ($2) else 1)"; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: $(head -c 600 "$OUT/r")"; fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/../lib/serve.sh"
+start() { start_serve --ssd-cache "$OUT/ssd" --prefix-cache-bytes 512KiB; }
 story() {  # a long prompt, different for each $1
   python3 -c "import json; print(json.dumps({'prompt': ' '.join(['Tell me the story of the $1 fox and the river.'] * 30), 'max_tokens': 12, 'temperature': 0}))"
 }
