@@ -40,7 +40,7 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
   apply_processors(row_, r.processors, all.first(static_cast<size_t>(s.n_prompt)),
                    all.subspan(static_cast<size_t>(s.n_prompt)));
   const SampleResult sr =
-      sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), std::max(r.logprobs, 0));
+      sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), r.logprobs);
   s.tokens.push_back(sr.id);
   ++counts_.generated_tokens;
   Event e;

@@ -85,6 +85,7 @@ int32_t argmax(std::span<const float> logits) {
 static SampleResult sample_greedy(std::span<const float> logits, int32_t n_top) {
   SampleResult r;
   r.id = argmax(logits);
+  if (n_top < 0) return r;  // no logprobs asked: skip the log-softmax over the vocabulary
   double max_logit = logits[static_cast<size_t>(r.id)], sum = 0.0;
   for (float l : logits) sum += std::exp(double(l) - max_logit);
   double log_z = max_logit + std::log(sum);
@@ -116,6 +117,7 @@ SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint
   SampleResult r;
   r.id = c[chosen].id;
   r.logprob = static_cast<float>(std::log(probs[chosen] / total));
+  if (n_top < 0) r.logprob = 0.0f;
   for (size_t i = 0; i < std::min(n, static_cast<size_t>(std::max(n_top, 0))); ++i)
     r.top.push_back({c[i].id, static_cast<float>(std::log(probs[i] / total))});
   return r;

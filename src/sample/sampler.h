@@ -37,6 +37,8 @@ struct SampleResult {
 };
 
 // logits [vocab]; step counts the tokens this request has sampled before.
+// n_top < 0: no logprobs at all (logprob 0, top empty; greedy then skips the
+// log-softmax over the vocabulary).
 // Logprobs are those of the distribution the token was drawn from: the
 // log-softmax of the logits when greedy; else of logits / temperature over the
 // candidates that top-k, top-p and min-p kept (the others are -inf).

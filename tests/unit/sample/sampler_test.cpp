@@ -78,3 +78,27 @@ TEST(Sampler, RejectsOutOfRangeParameters) {
 
 }  // namespace
 }  // namespace cairn
+
+namespace cairn {
+namespace {
+
+TEST(Sampler, WithoutLogprobsTheSameTokenComesOut) {
+  std::vector<float> logits(500);
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::cos(float(i) * 0.37f);
+  for (float temperature : {0.0f, 0.8f}) {
+    SamplingParams p;
+    p.temperature = temperature;
+    p.top_p = 0.9f;
+    p.seed = 5;
+    for (uint64_t step = 0; step < 50; ++step) {
+      const SampleResult with = sample(logits, p, step, 2), without = sample(logits, p, step, -1);
+      EXPECT_EQ(with.id, without.id);
+      EXPECT_LT(with.logprob, 0.0f);
+      EXPECT_EQ(without.logprob, 0.0f);
+      EXPECT_TRUE(without.top.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cairn
