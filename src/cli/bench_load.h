@@ -11,7 +11,7 @@
 namespace cairn {
 
 struct LoadFlags {
-  int64_t shared_prefix_tokens = 0;  // a prefix common to a fraction of prompts
+  int64_t shared_prefix_tokens = 0;      // a prefix common to a fraction of prompts
   std::string prompt_tokens = "64:256";  // each prompt's own tokens: N or MIN:MAX
   std::string output_tokens = "64";      // tokens generated per request: N or MIN:MAX
   int64_t requests = 64;

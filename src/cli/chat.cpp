@@ -8,10 +8,10 @@
 #include <random>
 
 #include "cli/loaded_model.h"
-#include "server/prompt_ids.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
 #include "engine/generate.h"
+#include "server/prompt_ids.h"
 
 namespace cairn {
 namespace {

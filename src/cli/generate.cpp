@@ -9,11 +9,11 @@
 
 #include "cli/engine_flags.h"
 #include "cli/loaded_model.h"
-#include "server/prompt_ids.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
 #include "engine/generate.h"
 #include "model/config.h"
+#include "server/prompt_ids.h"
 
 namespace cairn {
 namespace {
