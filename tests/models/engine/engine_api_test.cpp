@@ -15,9 +15,11 @@ namespace {
 
 class EngineApi : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    model_ = load_model(kStoriesDir, {}).release();
-    tokenizer_ = tok::load_tokenizer(kStoriesDir).release();
+  // Loaded by the first test (in SetUp, so that a missing file fails the tests
+  // rather than skipping them) and kept for the rest.
+  void SetUp() override {
+    if (model_ == nullptr) model_ = load_model(kStoriesDir, {}).release();
+    if (tokenizer_ == nullptr) tokenizer_ = tok::load_tokenizer(kStoriesDir).release();
   }
   static Request story(int32_t max_tokens, float temperature = 0.0f) {
     Request r;
