@@ -4,6 +4,9 @@
 #include <mutex>
 
 #include "backend/cpu/cpu_backend.h"
+#ifdef CAIRN_HAVE_CUDA
+#include "backend/cuda/cuda_ops.h"
+#endif
 #include "core/error.h"
 
 namespace cairn::ops {
@@ -43,7 +46,12 @@ const OpTable& op_table(DeviceKind kind) {
   // The built-in CPU backend registers itself here rather than from a static
   // initializer, which a static library's linker may drop.
   static std::once_flag cpu_once;
-  std::call_once(cpu_once, [] { cpu::register_cpu_backend(); });
+  std::call_once(cpu_once, [] {
+    cpu::register_cpu_backend();
+#ifdef CAIRN_HAVE_CUDA
+    cuda::register_cuda_ops();  // registering launches nothing: fine without a GPU
+#endif
+  });
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (!r.present[static_cast<size_t>(kind)])

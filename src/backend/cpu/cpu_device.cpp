@@ -6,6 +6,9 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#ifdef CAIRN_HAVE_CUDA
+#include "backend/cuda/cuda_device.h"
+#endif
 
 namespace cairn {
 namespace {
@@ -49,8 +52,12 @@ class CpuDevice final : public DeviceBackend {
 DeviceBackend& device_backend(DeviceKind kind) {
   static CpuDevice cpu;
   if (kind == DeviceKind::kCpu) return cpu;
+#ifdef CAIRN_HAVE_CUDA
+  return cuda::cuda_device();
+#else
   fail(ErrorCode::kUnsupported,
        "this build of cairn has no CUDA backend (configure with -DCAIRN_CUDA=ON)");
+#endif
 }
 
 Tensor empty_on(Device device, const Shape& shape, DType dtype) {

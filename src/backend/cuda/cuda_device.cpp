@@ -1,0 +1,116 @@
+#include "backend/cuda/cuda_device.h"
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "core/error.h"
+
+namespace cairn::cuda {
+namespace {
+
+class DeviceStorage final : public Storage {
+ public:
+  DeviceStorage(void* p, size_t n, bool pinned)
+      : Storage(p, n, pinned ? Device::cpu() : Device{DeviceKind::kCuda, 0}), pinned_(pinned) {}
+  ~DeviceStorage() override {
+    // Frees are ordered after the work already issued that may read this memory.
+    if (pinned_) {
+      cudaStreamSynchronize(stream());
+      cudaFreeHost(data());
+    } else {
+      cudaFreeAsync(data(), stream());
+    }
+  }
+
+ private:
+  bool pinned_;
+};
+
+class CudaDevice final : public DeviceBackend {
+ public:
+  CudaDevice() {
+    // Keep freed blocks in the pool: a step's activations are freed and taken again.
+    cudaMemPool_t pool = nullptr;
+    CAIRN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+    uint64_t keep = UINT64_MAX;
+    CAIRN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  Device device() const override { return {DeviceKind::kCuda, 0}; }
+
+  std::shared_ptr<Storage> allocate(size_t n_bytes) override {
+    void* p = nullptr;
+    // Stream-ordered: a buffer freed by an earlier step is reused without a sync.
+    CAIRN_CUDA_CHECK(cudaMallocAsync(&p, n_bytes == 0 ? 1 : n_bytes, stream()));
+    return std::make_shared<DeviceStorage>(p, n_bytes, false);
+  }
+  std::shared_ptr<Storage> allocate_pinned_host(size_t n_bytes) override {
+    void* p = nullptr;
+    CAIRN_CUDA_CHECK(cudaHostAlloc(&p, n_bytes == 0 ? 1 : n_bytes, cudaHostAllocDefault));
+    return std::make_shared<DeviceStorage>(p, n_bytes, true);
+  }
+  size_t free_bytes() const override { return mem_info().first; }
+  size_t total_bytes() const override { return mem_info().second; }
+
+  void copy(const Tensor& src, Tensor& dst, StreamId s) override {
+    if (!(src.shape() == dst.shape()) || src.dtype() != dst.dtype() || !src.is_contiguous() ||
+        !dst.is_contiguous())
+      fail(ErrorCode::kInvalidArgument, "copy from {} to {}: shapes, dtypes or layouts differ",
+           src.describe(), dst.describe());
+    CAIRN_CUDA_CHECK(
+        cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
+  }
+  void synchronize(StreamId s) override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(of(s))); }
+
+  bool supports_graphs() const override { return true; }
+  void begin_capture(StreamId s) override {
+    CAIRN_CUDA_CHECK(cudaStreamBeginCapture(of(s), cudaStreamCaptureModeThreadLocal));
+  }
+  GraphId end_capture(StreamId s) override {
+    cudaGraph_t graph = nullptr;
+    CAIRN_CUDA_CHECK(cudaStreamEndCapture(of(s), &graph));
+    cudaGraphExec_t exec = nullptr;
+    CAIRN_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CAIRN_CUDA_CHECK(cudaGraphDestroy(graph));
+    std::lock_guard<std::mutex> lock(mutex_);
+    graphs_.push_back(exec);
+    return static_cast<GraphId>(graphs_.size() - 1);
+  }
+  void replay(GraphId g, StreamId s) override {
+    cudaGraphExec_t exec = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (g < 0 || static_cast<size_t>(g) >= graphs_.size())
+        fail(ErrorCode::kInvalidArgument, "replay: no graph {}", g);
+      exec = graphs_[static_cast<size_t>(g)];
+    }
+    CAIRN_CUDA_CHECK(cudaGraphLaunch(exec, of(s)));
+  }
+
+ private:
+  // Stream 0 is the ops' stream; cairn uses no other yet.
+  static cudaStream_t of(StreamId s) {
+    if (s != 0) fail(ErrorCode::kInvalidArgument, "CUDA backend: no stream {}", s);
+    return stream();
+  }
+  static std::pair<size_t, size_t> mem_info() {
+    size_t free = 0, total = 0;
+    CAIRN_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return {free, total};
+  }
+
+  std::mutex mutex_;
+  std::vector<cudaGraphExec_t> graphs_;
+};
+
+}  // namespace
+
+DeviceBackend& cuda_device() {
+  if (!device_present())
+    fail(ErrorCode::kUnsupported, "no CUDA device is present (cairn was built with CUDA)");
+  static CudaDevice device;
+  return device;
+}
+
+}  // namespace cairn::cuda

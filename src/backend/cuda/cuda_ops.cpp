@@ -1,0 +1,34 @@
+#include "backend/cuda/cuda_ops.h"
+
+#include "backend/cuda/attention.h"
+#include "backend/cuda/convert.h"
+#include "backend/cuda/elementwise.h"
+#include "backend/cuda/embedding.h"
+#include "backend/cuda/gated_activation.h"
+#include "backend/cuda/matmul.h"
+#include "backend/cuda/norms.h"
+#include "backend/cuda/rope.h"
+#include "backend/cuda/softmax.h"
+#include "backend/op_table.h"
+
+namespace cairn::cuda {
+
+void register_cuda_ops() {
+  ops::OpTable t;
+  t.matmul = &matmul;
+  t.embedding = &embedding;
+  t.rms_norm = &rms_norm;
+  t.layer_norm = &layer_norm;
+  t.rope = &rope;
+  t.attention = &attention;
+  t.gated_activation = &gated_activation;
+  t.add = &add;
+  t.scale = &scale;
+  t.softcap = &softcap;
+  t.softmax = &softmax;
+  t.log_softmax = &log_softmax;
+  t.convert = &convert;
+  ops::register_op_table(DeviceKind::kCuda, t);
+}
+
+}  // namespace cairn::cuda

@@ -1,0 +1,106 @@
+#include "backend/cuda/cuda_runtime.h"
+
+#include <array>
+#include <cstring>
+#include <mutex>
+#include <utility>
+
+#include "core/error.h"
+
+namespace cairn::cuda {
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  ErrorCode code = e == cudaErrorMemoryAllocation ? ErrorCode::kOutOfMemory : ErrorCode::kInternal;
+  fail(code, "CUDA: {} failed: {} ({})", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+bool device_present() {
+  static const bool present = [] {
+    int n = 0;
+    bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+    cudaGetLastError();  // clear the sticky "no device" error
+    return ok;
+  }();
+  return present;
+}
+
+cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    return created;
+  }();
+  return s;
+}
+
+namespace {
+
+// Upload slots: pinned staging plus device memory. A slot's pinned half is
+// reused once the event after its last copy has fired; its device half is
+// reused by a copy on the same in-order stream, hence after every earlier
+// kernel that read it.
+constexpr size_t kSlots = 16;
+constexpr size_t kSlotBytes = 256 << 10;
+
+struct UploadRing {
+  std::mutex mutex;
+  uint8_t* pinned = nullptr;
+  uint8_t* device = nullptr;
+  std::array<cudaEvent_t, kSlots> done{};
+  size_t next = 0;
+
+  UploadRing() {
+    CAIRN_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&pinned), kSlots * kSlotBytes,
+                                   cudaHostAllocDefault));
+    CAIRN_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&device), kSlots * kSlotBytes));
+    for (cudaEvent_t& e : done)
+      CAIRN_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+};
+
+UploadRing& ring() {
+  static UploadRing* r = new UploadRing();  // lives until exit: kernels may still read it
+  return *r;
+}
+
+// Larger than a slot: one of four growable device buffers, used in turn. Reuse
+// and growth are ordered on the stream after the kernels that read the old
+// contents; a copy from pageable memory returns once the source is staged.
+const void* upload_large(const void* host, size_t bytes) {
+  static std::mutex mutex;
+  static std::array<std::pair<void*, size_t>, 4> buffers{};
+  static size_t next = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& [d, capacity] = buffers[next];
+  next = (next + 1) % buffers.size();
+  if (capacity < bytes) {
+    if (d) CAIRN_CUDA_CHECK(cudaFreeAsync(d, stream()));
+    CAIRN_CUDA_CHECK(cudaMallocAsync(&d, bytes, stream()));
+    capacity = bytes;
+  }
+  CAIRN_CUDA_CHECK(cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, stream()));
+  return d;
+}
+
+}  // namespace
+
+const void* upload(const void* host, size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (bytes > kSlotBytes) return upload_large(host, bytes);
+  UploadRing& r = ring();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  size_t slot = r.next;
+  r.next = (r.next + 1) % kSlots;
+  CAIRN_CUDA_CHECK(cudaEventSynchronize(r.done[slot]));
+  std::memcpy(r.pinned + slot * kSlotBytes, host, bytes);
+  void* d = r.device + slot * kSlotBytes;
+  CAIRN_CUDA_CHECK(cudaMemcpyAsync(d, r.pinned + slot * kSlotBytes, bytes,
+                                   cudaMemcpyHostToDevice, stream()));
+  CAIRN_CUDA_CHECK(cudaEventRecord(r.done[slot], stream()));
+  return d;
+}
+
+}  // namespace cairn::cuda

@@ -1,0 +1,61 @@
+#include "gpu_test_util.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/device.h"
+#include "backend/ops.h"
+
+namespace cairn::gpu_test {
+
+bool gpu_present() { return cuda::device_present(); }
+
+Tensor random_host(const Shape& shape, DType dtype, std::mt19937& rng, float scale) {
+  Tensor f = Tensor::empty(shape, DType::kF32);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  for (int64_t i = 0; i < f.numel(); ++i) f.data<float>()[i] = u(rng);
+  if (dtype == DType::kF32) return f;
+  Tensor t = Tensor::empty(shape, dtype);
+  ops::convert(f, t);
+  return t;
+}
+
+Tensor to_device(const Tensor& t) {
+  Tensor d = empty_on({DeviceKind::kCuda, 0}, t.shape(), t.dtype());
+  DeviceBackend& b = device_backend(DeviceKind::kCuda);
+  b.copy(t, d);
+  b.synchronize();
+  return d;
+}
+
+Tensor to_host(const Tensor& t) {
+  DeviceBackend& b = device_backend(DeviceKind::kCuda);
+  b.synchronize();
+  Tensor h = Tensor::empty(t.shape(), t.dtype());
+  b.copy(t, h);
+  b.synchronize();
+  return h;
+}
+
+Tensor poisoned_device(const Shape& shape, DType dtype) {
+  Tensor h = Tensor::empty(shape, dtype);
+  std::memset(h.raw(), 0xFF, h.nbytes());
+  return to_device(h);
+}
+
+double rel_error(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.numel(), b.numel());
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.data<float>()[i], y = b.data<float>()[i];
+    if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
+    num += (x - y) * (x - y);
+    den += y * y;
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+}  // namespace cairn::gpu_test

@@ -1,0 +1,34 @@
+// Helpers of the GPU op tests: random host tensors, copies to and from the
+// device, poisoned outputs (NaN bytes, so an element a kernel never wrote fails
+// the comparison) and the relative error ‖a − b‖ / ‖b‖ the bounds use
+// (f32 ≤ 1e-5, bf16 ≤ 1e-2).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "core/tensor.h"
+
+namespace cairn::gpu_test {
+
+// GTEST_SKIP()s the calling test when no CUDA device is present.
+#define CAIRN_NEED_GPU()                                                     \
+  do {                                                                       \
+    if (!::cairn::gpu_test::gpu_present()) GTEST_SKIP() << "no CUDA device"; \
+  } while (0)
+
+bool gpu_present();
+
+// A host tensor of `dtype` with values uniform in [-scale, scale].
+Tensor random_host(const Shape& shape, DType dtype, std::mt19937& rng, float scale = 1.0f);
+// A copy of host tensor t on the CUDA device, and back (synchronizing).
+Tensor to_device(const Tensor& t);
+Tensor to_host(const Tensor& t);
+// A new device tensor filled with NaN bytes (0xFF).
+Tensor poisoned_device(const Shape& shape, DType dtype);
+// ‖a − b‖₂ / ‖b‖₂ over f32 host tensors; +inf if any element of a is not finite.
+double rel_error(const Tensor& a, const Tensor& b);
+
+}  // namespace cairn::gpu_test
