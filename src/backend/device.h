@@ -37,6 +37,11 @@ class DeviceBackend {
   virtual void copy(const Tensor& src, Tensor& dst, StreamId stream = 0) = 0;
   virtual void synchronize(StreamId stream = 0) = 0;
 
+  // Fills t (contiguous f32/bf16/f16 on this device) with values uniform in
+  // [lo, hi): element i gets uniform_at(seed, i) (below), rounded to t's dtype,
+  // so every backend fills the same values. For random weights and test inputs.
+  virtual void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) = 0;
+
   // Graph capture: launches issued on `stream` between begin and end are recorded
   // instead of run; replay runs them again on the same memory.
   virtual bool supports_graphs() const = 0;
@@ -44,6 +49,19 @@ class DeviceBackend {
   virtual GraphId end_capture(StreamId stream) = 0;
   virtual void replay(GraphId graph, StreamId stream) = 0;
 };
+
+// The value fill_uniform gives element i: a counter-based hash of (seed, i)
+// (splitmix64) mapped to [0, 1) with 24 bits. Host and device compute it alike.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline float uniform_at(uint64_t seed, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+}
 
 // The backend of a device kind. Throws Error(kUnsupported) when cairn was built
 // without it (CUDA without -DCAIRN_CUDA=ON).

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backend/device.h"
+#include "backend/ops.h"
 #include "core/error.h"
 #ifdef CAIRN_HAVE_CUDA
 #include "backend/cuda/cuda_device.h"
@@ -31,6 +32,17 @@ class CpuDevice final : public DeviceBackend {
     std::memmove(dst.raw(), src.raw(), src.nbytes());
   }
   void synchronize(StreamId) override {}
+
+  void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) override {
+    if (!dtype_is_float(t.dtype()) || !t.is_contiguous())
+      fail(ErrorCode::kInvalidArgument, "fill_uniform: {} must be a contiguous float tensor",
+           t.describe());
+    Tensor f = t.dtype() == DType::kF32 ? t : Tensor::empty(t.shape(), DType::kF32);
+    float* p = f.data<float>();
+    for (int64_t i = 0; i < f.numel(); ++i)
+      p[i] = lo + (hi - lo) * uniform_at(seed, static_cast<uint64_t>(i));
+    if (t.dtype() != DType::kF32) ops::convert(f, t);
+  }
 
   bool supports_graphs() const override { return false; }
   void begin_capture(StreamId) override { no_graphs(); }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/fill.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -62,6 +63,10 @@ class CudaDevice final : public DeviceBackend {
         cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
   }
   void synchronize(StreamId s) override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(of(s))); }
+
+  void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) override {
+    cuda::fill_uniform(t, seed, lo, hi);
+  }
 
   bool supports_graphs() const override { return true; }
   void begin_capture(StreamId s) override {
