@@ -4,13 +4,16 @@
 //   decode  — weight (+ KV) bytes read per token × tokens/s, against bandwidth;
 //   prefill — 2 × matmul parameters × tokens per second, against the FMA rate.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include "backend/cpu/machine_limits.h"
+#include "cli/bench_device.h"
 #include "cli/bench_load.h"
+#include "cli/device_flag.h"
 #include "cli/bench_model.h"
 #include "cli/loaded_model.h"
 #include "cli/model_path.h"
@@ -23,8 +26,11 @@
 namespace cairn {
 namespace {
 
+// The CPU bench's shape when --shape is not given; --device cuda then runs its own shapes.
+constexpr std::string_view kDefaultCpuShape = "0.5b";
+
 struct BenchFlags {
-  std::vector<std::string> shapes = {"0.5b"};
+  std::vector<std::string> shapes = {std::string(kDefaultCpuShape)};
   std::vector<std::string> dtypes = {"bf16", "f32"};
   int32_t prompt_tokens = 128;
   int32_t decode_tokens = 32;
@@ -34,6 +40,8 @@ struct BenchFlags {
   std::string model;  // --load on this model instead of a random-weight shape
   LoadFlags load_flags;
   EngineFlags engine;
+  std::string device = "cpu";
+  DeviceBenchFlags gpu;
 };
 
 struct Limits {
@@ -129,6 +137,12 @@ void run_load_bench(const BenchFlags& f) {
 void run_bench(const BenchFlags& f) {
   set_threads(f.threads);
   if (f.load) return run_load_bench(f);
+  if (Device d = resolve_device(f.device); d.kind != DeviceKind::kCpu) {
+    DeviceBenchFlags g = f.gpu;
+    if (f.shapes.size() != 1 || f.shapes.front() != kDefaultCpuShape) g.shapes = f.shapes;
+    g.work_dir = f.work_dir;
+    return run_device_bench(g, d);
+  }
   Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};
   fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", lim.bandwidth_gbs);
   fmt::print("f32 FMA peak (all threads):            {:.1f} GFLOP/s\n", lim.fma_gflops);
@@ -186,6 +200,16 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_load_flags(*cmd, *f);
+  cmd->add_option("--device", f->device,
+                  "cpu, or cuda: random bf16 weights of real shapes on the GPU (shapes " +
+                      fmt::format("{}", fmt::join(device_bench_shapes(), ", ")) + ")")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--batch-sizes", f->gpu.batches, "--device cuda: decode batch sizes")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--prefill-tokens", f->gpu.prefill_tokens, "--device cuda: long-prompt length")
+      ->capture_default_str();
   cmd->callback([f] { run_bench(*f); });
 }
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <random>
 
+#include "cli/device_flag.h"
 #include "cli/loaded_model.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
@@ -23,6 +24,7 @@ struct ChatFlags {
   SamplingParams sampling;
   int64_t seed = -1;
   int threads = 0;
+  std::string device = "auto";
 };
 
 // Generates one assistant reply to `turns`, streaming it; returns its text.
@@ -51,6 +53,7 @@ std::string reply(LoadedModel& m, const ChatFlags& f,
 void run_chat(ChatFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
+  m.model->to_device(resolve_device(f.device));
   uint64_t seed = f.seed < 0 ? std::random_device{}() : static_cast<uint64_t>(f.seed);
   std::vector<std::pair<std::string, std::string>> turns;
   if (!f.system.empty()) turns.emplace_back("system", f.system);
@@ -84,6 +87,7 @@ void register_chat(CLI::App& app) {
   add_sampling_flags(*cmd, f->sampling);
   cmd->add_option("--seed", f->seed, "random seed (default: chosen)");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
+  add_device_flag(*cmd, f->device);
   cmd->callback([f] { run_chat(*f); });
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "cli/engine_flags.h"
+#include "cli/device_flag.h"
 #include "cli/loaded_model.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
@@ -27,6 +28,7 @@ struct GenerateFlags {
   bool chat = false;
   int threads = 0;
   KvFlags kv;
+  std::string device = "auto";
 };
 
 void print_stats(const GenerateRequest& req, const GenerateResult& res) {
@@ -42,6 +44,7 @@ void print_stats(const GenerateRequest& req, const GenerateResult& res) {
 void run_generate(GenerateFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
+  m.model->to_device(resolve_device(f.device));
   GenerateRequest req;
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
@@ -81,6 +84,7 @@ void register_generate(CLI::App& app) {
   cmd->add_flag("--chat", f->chat, "wrap the prompt as one user turn of the model's chat template");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_kv_flags(*cmd, f->kv);
+  add_device_flag(*cmd, f->device);
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });
 }

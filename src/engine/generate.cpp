@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "kv/device_cache.h"
 #include "kv/paged_kv.h"
 #include "model/config.h"
 
@@ -44,6 +45,21 @@ void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t 
   model.forward(batch, cache, logits);
 }
 
+// On the CPU the paged state (pages taken only as the sequence grows); on a GPU,
+// the device cache in the paged options' full-precision dtype (quantized KV
+// pages are CPU-only for now).
+std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv,
+                                              int64_t limit) {
+  const ModelConfig& cfg = model.config();
+  PagedKvOptions o = paged_kv_options(cfg, kv, int64_t{1} << 50);  // checks the settings
+  if (model.device().kind == DeviceKind::kCpu) return std::make_unique<PagedKvState>(cfg, o);
+  if (kv.bits != 0 || !kv.kv_config_path.empty())
+    fail(ErrorCode::kUnsupported, "quantized KV (--kv-bits, --kv-config) runs on the CPU only");
+  KvStore store = o.full_store.value_or(KvStore::kBF16);
+  DType dtype = store == KvStore::kF32 ? DType::kF32 : store == KvStore::kF16 ? DType::kF16 : DType::kBF16;
+  return std::make_unique<DeviceKvCache>(cfg, model.device(), dtype, 1, limit);
+}
+
 }  // namespace
 
 GenerateResult generate(Model& model, const GenerateRequest& request,
@@ -53,8 +69,8 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   std::vector<int32_t> ids = request.prompt_ids;
   int64_t n_prompt = static_cast<int64_t>(ids.size());
   int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
-  // One sequence: pages are taken only as it grows.
-  PagedKvState cache(cfg, paged_kv_options(cfg, request.kv, int64_t{1} << 50));
+  std::unique_ptr<KvView> kv = single_sequence_cache(model, request.kv, limit);
+  KvView& cache = *kv;
   Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
   GenerateResult result;
 

@@ -1,10 +1,12 @@
 #include "model/blocks.h"
 
+#include "backend/device.h"
+
 namespace cairn {
 namespace {
 
 Tensor project(const Tensor& x, const Tensor& w, const Tensor& bias) {
-  Tensor y = Tensor::empty({x.dim(0), w.dim(0)}, DType::kF32);
+  Tensor y = empty_on(x.device(), {x.dim(0), w.dim(0)}, DType::kF32);
   ops::matmul(x, w, bias.defined() ? &bias : nullptr, y);
   return y;
 }
@@ -31,15 +33,15 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
   Tensor v3 = v.reshape({n, s.n_kv_heads, s.head_dim});
   ops::rope(q3, batch.positions, rope);
   ops::rope(k3, batch.positions, rope);
-  Tensor att = Tensor::empty({n, s.n_heads, s.head_dim}, DType::kF32);
+  Tensor att = empty_on(x.device(), {n, s.n_heads, s.head_dim}, DType::kF32);
   kv.append_and_attend(il, batch, q3, k3, v3, params, att);
   ops::matmul(att.reshape({n, s.n_heads * s.head_dim}), w.wo, nullptr, out);
 }
 
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor& out) {
   int64_t n = x.dim(0);
-  Tensor gate = Tensor::empty({n, w.gate.dim(0)}, DType::kF32);
-  Tensor up = Tensor::empty({n, w.up.dim(0)}, DType::kF32);
+  Tensor gate = empty_on(x.device(), {n, w.gate.dim(0)}, DType::kF32);
+  Tensor up = empty_on(x.device(), {n, w.up.dim(0)}, DType::kF32);
   ops::matmul(x, w.gate, nullptr, gate);
   ops::matmul(x, w.up, nullptr, up);
   ops::gated_activation(gate, up, act, gate);

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "backend/device.h"
 #include "core/error.h"
+#include "model/device_weights.h"
 #include "model/blocks.h"
 
 namespace cairn {
@@ -18,13 +20,14 @@ ops::Activation parse_activation(const ModelConfig& c) {
        c.path, a);
 }
 
-// Copies rows `rows` of x [n, d] into a new [rows.size(), d] tensor.
+// Copies rows `rows` of x [n, d] into a new [rows.size(), d] tensor on x's device.
 Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
-  int64_t d = x.dim(1);
-  Tensor y = Tensor::empty({static_cast<int64_t>(rows.size()), d}, DType::kF32);
-  for (size_t i = 0; i < rows.size(); ++i)
-    std::memcpy(y.data<float>() + static_cast<int64_t>(i) * d, x.data<float>() + rows[i] * d,
-                static_cast<size_t>(d) * sizeof(float));
+  Tensor y = empty_on(x.device(), {static_cast<int64_t>(rows.size()), x.dim(1)}, DType::kF32);
+  DeviceBackend& b = device_backend(x.device().kind);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Tensor dst = y.slice_rows(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
+    b.copy(x.slice_rows(rows[i], rows[i] + 1), dst);
+  }
   return y;
 }
 
@@ -65,11 +68,12 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
   float eps = static_cast<float>(c.norm_eps);
   AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, eps};
 
-  Tensor x = Tensor::empty({n, c.hidden_size}, DType::kF32);  // the residual stream
+  const Device dev = device();
+  Tensor x = empty_on(dev, {n, c.hidden_size}, DType::kF32);  // the residual stream
   ops::embedding(weights_.embed, batch.tokens, x);
   if (o.embed_scale != 1.0f) ops::scale(x, o.embed_scale);
-  Tensor h = Tensor::empty({n, c.hidden_size}, DType::kF32);
-  Tensor y = Tensor::empty({n, c.hidden_size}, DType::kF32);
+  Tensor h = empty_on(dev, {n, c.hidden_size}, DType::kF32);
+  Tensor y = empty_on(dev, {n, c.hidden_size}, DType::kF32);
 
   for (int il = 0; il < c.n_layers; ++il) {
     const LayerWeights& lw = weights_.layers[static_cast<size_t>(il)];
@@ -87,11 +91,31 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
     ops::add(x, y, x);
   }
 
-  if (rows.empty()) return;
+  if (!rows.empty()) logits_of(x, rows, logits);
+}
+
+void DecoderModel::logits_of(const Tensor& x, const std::vector<int64_t>& rows,
+                             Tensor& logits) const {
   Tensor last = gather_rows(x, rows);  // [n_logit_rows, hidden]
-  ops::rms_norm(last, weights_.final_norm, eps, last);
-  ops::matmul(last, weights_.lm_head, nullptr, logits);
-  if (o.final_softcap > 0) ops::softcap(logits, o.final_softcap);
+  ops::rms_norm(last, weights_.final_norm, static_cast<float>(config_.norm_eps), last);
+  const bool here = logits.device() == x.device();
+  Tensor out = here ? logits : empty_on(x.device(), logits.shape(), DType::kF32);
+  ops::matmul(last, weights_.lm_head, nullptr, out);
+  if (options_.final_softcap > 0) ops::softcap(out, options_.final_softcap);
+  if (here) return;
+  DeviceBackend& b = device_backend(x.device().kind);
+  b.copy(out, logits);
+  b.synchronize();
+}
+
+void DecoderModel::to_device(Device device) {
+  if (device == this->device()) return;
+  weights_ = weights_on(weights_, device);
+}
+
+void Model::to_device(Device device) {
+  if (device == this->device()) return;
+  fail(ErrorCode::kUnsupported, "this model cannot move to another device");
 }
 
 }  // namespace cairn

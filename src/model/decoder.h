@@ -65,11 +65,16 @@ class DecoderModel final : public Model {
   DecoderModel(ModelConfig config, DecoderWeights weights, DecoderOptions options);
   const ModelConfig& config() const override { return config_; }
   void forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) override;
+  Device device() const override { return weights_.embed.device(); }
+  void to_device(Device device) override;
 
   const DecoderWeights& weights() const { return weights_; }
   const DecoderOptions& options() const { return options_; }
 
  private:
+  // The final norm, LM head and softcap over the rows of x that want logits.
+  void logits_of(const Tensor& x, const std::vector<int64_t>& rows, Tensor& logits) const;
+
   ModelConfig config_;
   DecoderWeights weights_;
   DecoderOptions options_;

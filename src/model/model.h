@@ -18,7 +18,13 @@ class Model {
   virtual const ModelConfig& config() const = 0;
   // Runs every layer over `batch`, appending its K/V through `kv`, and writes the
   // logits of batch.logit_rows() into logits [n_logit_rows, vocab] (f32).
+  // `logits` may be on the host or the model's device.
   virtual void forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) = 0;
+
+  // Where the weights live and the forward computes; to_device moves them
+  // (Error(kUnsupported) from a model that cannot move).
+  virtual Device device() const { return Device::cpu(); }
+  virtual void to_device(Device device);
 };
 
 }  // namespace cairn

@@ -1,0 +1,184 @@
+#include "cli/bench_device.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "backend/device.h"
+#include "backend/device_limits.h"
+#include "core/error.h"
+#include "kv/device_cache.h"
+#include "model/decoder.h"
+#include "model/device_weights.h"
+
+namespace cairn {
+namespace {
+
+// config.json of each shape: the public configs' architecture fields.
+const std::map<std::string, std::string>& shape_configs() {
+  static const std::map<std::string, std::string> m = {
+      {"llama-3.1-8b",
+       R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
+"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"rms_norm_eps":1e-5,
+"max_position_embeddings":131072,"rope_theta":500000.0,"hidden_act":"silu","torch_dtype":"bfloat16",
+"tie_word_embeddings":false,"rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
+"high_freq_factor":4.0,"original_max_position_embeddings":8192}})"},
+      {"qwen3-8b",
+       R"({"model_type":"qwen3","hidden_size":4096,"num_hidden_layers":36,"num_attention_heads":32,
+"num_key_value_heads":8,"head_dim":128,"intermediate_size":12288,"vocab_size":151936,
+"rms_norm_eps":1e-6,"max_position_embeddings":40960,"rope_theta":1000000.0,"hidden_act":"silu",
+"torch_dtype":"bfloat16","tie_word_embeddings":false})"},
+      {"gemma-3-12b",
+       R"({"model_type":"gemma3_text","hidden_size":3840,"num_hidden_layers":48,"num_attention_heads":16,
+"num_key_value_heads":8,"head_dim":256,"intermediate_size":15360,"vocab_size":262208,
+"rms_norm_eps":1e-6,"max_position_embeddings":131072,"rope_theta":1000000.0,
+"rope_local_base_freq":10000.0,"sliding_window":1024,"sliding_window_pattern":6,
+"query_pre_attn_scalar":256,"hidden_activation":"gelu_pytorch_tanh","torch_dtype":"bfloat16",
+"tie_word_embeddings":true,"rope_scaling":{"rope_type":"linear","factor":8.0}})"},
+  };
+  return m;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// A random-weight bf16 model of `name` on `device`, configured as its family's loader would.
+std::unique_ptr<Model> make_model(const std::string& name, const std::string& work_dir,
+                                  Device device) {
+  auto it = shape_configs().find(name);
+  if (it == shape_configs().end())
+    fail(ErrorCode::kInvalidArgument, "unknown shape '{}'; known: {}", name,
+         fmt::join(device_bench_shapes(), ", "));
+  std::string dir = work_dir + "/" + name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << it->second;
+  ModelConfig c = parse_hf_config(dir);
+  const bool gemma = c.model_type == "gemma3_text";
+  DecoderWeights w = random_weights(c, DType::kBF16, device, gemma || c.model_type == "qwen3", 7);
+  DecoderOptions o = default_decoder_options(c);
+  if (gemma) {
+    o.sandwich_norms = true;
+    o.embed_scale = std::sqrt(static_cast<float>(c.hidden_size));
+  }
+  return std::make_unique<DecoderModel>(c, std::move(w), std::move(o));
+}
+
+int64_t weight_bytes(const ModelConfig& c) {
+  const int64_t h = c.hidden_size, hd = c.head_dim;
+  int64_t layer = h * hd * (2 * c.n_heads + 2 * c.n_kv_heads) + 3 * h * c.intermediate_size;
+  int64_t head = c.tie_word_embeddings ? c.vocab_size * h : 2 * c.vocab_size * h;
+  return 2 * (layer * c.n_layers + head);  // bf16; one embedding row per token is noise
+}
+
+// Bytes of K and V one position holds over all layers, bf16.
+int64_t kv_bytes_per_token(const ModelConfig& c) {
+  return 2 * 2 * c.n_layers * c.n_kv_heads * c.head_dim;
+}
+
+// One step of `n_seqs` sequences, `n` tokens each, starting at position `pos`.
+// Returns seconds (the forward ends when its logits reach the host).
+double step(Model& m, KvView& kv, int32_t n_seqs, int32_t first_slot, int32_t pos, int32_t n) {
+  ForwardBatch b;
+  for (int32_t s = 0; s < n_seqs; ++s) {
+    b.spans.push_back({first_slot + s, static_cast<int64_t>(s) * n, n, true});
+    for (int32_t i = 0; i < n; ++i) {
+      b.tokens.push_back((pos + i + 31 * s) * 7919 % static_cast<int32_t>(m.config().vocab_size));
+      b.positions.push_back(pos + i);
+    }
+  }
+  Tensor logits = Tensor::empty({n_seqs, m.config().vocab_size}, DType::kF32);
+  auto t0 = Clock::now();
+  m.forward(b, kv, logits);
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+std::vector<std::string> device_bench_shapes() {
+  std::vector<std::string> names;
+  for (const auto& [name, json] : shape_configs()) names.push_back(name);
+  return names;
+}
+
+namespace {
+
+struct Ctx {
+  const DeviceBenchFlags& f;
+  Device device;
+  DeviceLimits lim;
+};
+
+// Decode of `n_seqs` sequences, each with prompt_tokens of context first.
+void bench_decode(const Ctx& x, Model& m, int32_t n_seqs) {
+  const ModelConfig& c = m.config();
+  const int32_t ctx = x.f.prompt_tokens;
+  DeviceKvCache kv(c, x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2);
+  for (int32_t g = 0; g < n_seqs; g += 16) step(m, kv, std::min(16, n_seqs - g), g, 0, ctx);
+  step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
+  std::vector<double> steps;
+  for (int32_t i = 1; i <= x.f.decode_tokens; ++i) steps.push_back(step(m, kv, n_seqs, 0, ctx + i, 1));
+  const double s = median(steps);
+  const double bytes = static_cast<double>(weight_bytes(c)) +
+                       static_cast<double>(n_seqs) * (ctx + x.f.decode_tokens / 2.0) *
+                           static_cast<double>(kv_bytes_per_token(c));
+  const double roofline = n_seqs / (bytes / (x.lim.bandwidth_gbs * 1e9));
+  fmt::print("  decode  batch {:>4}: {:9.1f} tok/s ({:6.2f} ms/step) = {:5.1f}% of the "
+             "weights+KV roofline ({:.0f} tok/s)\n",
+             n_seqs, n_seqs / s, s * 1e3, 100.0 * n_seqs / s / roofline, roofline);
+}
+
+void bench_prefill(const Ctx& x, Model& m) {
+  const ModelConfig& c = m.config();
+  const int32_t n = x.f.prefill_tokens;
+  {
+    DeviceKvCache warm(c, x.device, DType::kBF16, 1, 1024);
+    step(m, warm, 1, 0, 0, 1024);
+  }
+  std::vector<double> runs;
+  for (int r = 0; r < 3; ++r) {
+    DeviceKvCache kv(c, x.device, DType::kBF16, 1, n);
+    runs.push_back(step(m, kv, 1, 0, 0, n));
+  }
+  const double s = median(runs);
+  const double hd = static_cast<double>(c.head_dim);
+  const double matmul = static_cast<double>(weight_bytes(c)) / 2.0 -
+                        static_cast<double>(c.vocab_size * c.hidden_size);  // no embedding
+  // q·k and p·v over the causal half: 2 × 2 × n²/2 × head_dim per head and layer.
+  const double attn = 2.0 * n * static_cast<double>(n) * hd * c.n_heads * c.n_layers;
+  const double flops = 2.0 * matmul * n + attn;
+  fmt::print("  prefill {:>6} tokens: {:9.0f} tok/s ({:7.1f} ms) = {:5.1f}% of the {} rate\n",
+             n, n / s, s * 1e3, 100.0 * flops / s / (x.lim.matmul_gflops * 1e9),
+             x.lim.matmul_what);
+}
+
+}  // namespace
+
+void run_device_bench(const DeviceBenchFlags& f, Device device) {
+  Ctx x{f, device, measure_device_limits(device)};
+  fmt::print("device memory bandwidth (copy, read + write): {:.0f} GB/s\n", x.lim.bandwidth_gbs);
+  fmt::print("{}: {:.0f} GFLOP/s\n", x.lim.matmul_what, x.lim.matmul_gflops);
+  for (const std::string& name : f.shapes) {
+    auto t0 = Clock::now();
+    std::unique_ptr<Model> m = make_model(name, f.work_dir, device);
+    const ModelConfig& c = m->config();
+    fmt::print("{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
+               "context {} + decode:\n",
+               name, weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
+               std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);
+    bench_decode(x, *m, 1);
+    for (int32_t b : f.batches) bench_decode(x, *m, b);
+    bench_prefill(x, *m);
+  }
+}
+
+}  // namespace cairn

@@ -1,0 +1,28 @@
+// `cairn bench --device cuda`: random bf16 weights of real shapes made on the
+// GPU (Llama-3.1-8B, Qwen3-8B, Gemma-3-12B), then decode at batch 1 and at
+// several batch sizes, and a long prefill, each figure against the limits
+// measured in the same run (copy bandwidth, cuBLAS bf16 GEMM rate).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/storage.h"
+
+namespace cairn {
+
+struct DeviceBenchFlags {
+  std::vector<std::string> shapes = {"llama-3.1-8b", "qwen3-8b", "gemma-3-12b"};
+  int32_t prompt_tokens = 512;    // context of each sequence before decode
+  int32_t decode_tokens = 32;     // decode steps timed (median)
+  std::vector<int32_t> batches = {16, 64, 128};
+  int32_t prefill_tokens = 8192;  // one long prompt
+  std::string work_dir = "/tmp/cairn-bench";
+};
+
+// The named shapes run_device_bench knows.
+std::vector<std::string> device_bench_shapes();
+
+void run_device_bench(const DeviceBenchFlags& f, Device device);
+
+}  // namespace cairn

@@ -1,0 +1,100 @@
+#include "kv/device_cache.h"
+
+#include "backend/device.h"
+#include "core/error.h"
+
+namespace cairn {
+
+DeviceKvCache::DeviceKvCache(const ModelConfig& c, Device device, DType dtype, int32_t n_slots,
+                             int64_t max_tokens)
+    : device_(device),
+      dtype_(dtype),
+      n_layers_(c.n_layers),
+      n_kv_heads_(c.n_kv_heads),
+      head_dim_(c.head_dim),
+      max_tokens_(max_tokens) {
+  if (n_slots <= 0 || max_tokens <= 0)
+    fail(ErrorCode::kInvalidArgument, "DeviceKvCache: n_slots {} and max_tokens {} must be > 0",
+         n_slots, max_tokens);
+  if (!dtype_is_float(dtype))
+    fail(ErrorCode::kInvalidArgument, "DeviceKvCache: KV dtype must be f32, bf16 or f16");
+  slots_.resize(static_cast<size_t>(n_slots));
+}
+
+void DeviceKvCache::reset(int32_t slot) {
+  Slot& s = slot_for(slot);
+  std::fill(s.n_layer.begin(), s.n_layer.end(), 0);
+  s.positions.clear();
+}
+
+int64_t DeviceKvCache::n_tokens(int32_t slot) const {
+  if (slot < 0 || slot >= static_cast<int32_t>(slots_.size()))
+    fail(ErrorCode::kInvalidArgument, "DeviceKvCache: slot {} outside [0, {})", slot,
+         slots_.size());
+  const Slot& s = slots_[static_cast<size_t>(slot)];
+  return s.n_layer.empty() ? 0 : s.n_layer.back();
+}
+
+size_t DeviceKvCache::slot_bytes() const {
+  return 2 * static_cast<size_t>(n_layers_) *
+         dtype_bytes(dtype_, static_cast<size_t>(max_tokens_ * n_kv_heads_ * head_dim_));
+}
+
+DeviceKvCache::Slot& DeviceKvCache::slot_for(int32_t slot) {
+  if (slot < 0 || slot >= static_cast<int32_t>(slots_.size()))
+    fail(ErrorCode::kInvalidArgument, "DeviceKvCache: slot {} outside [0, {})", slot,
+         slots_.size());
+  Slot& s = slots_[static_cast<size_t>(slot)];
+  if (s.k.empty()) {
+    for (int64_t il = 0; il < n_layers_; ++il) {
+      s.k.push_back(empty_on(device_, {max_tokens_, n_kv_heads_, head_dim_}, dtype_));
+      s.v.push_back(empty_on(device_, {max_tokens_, n_kv_heads_, head_dim_}, dtype_));
+    }
+    s.n_layer.assign(static_cast<size_t>(n_layers_), 0);
+  }
+  return s;
+}
+
+namespace {
+
+// dst = src converted to dst's dtype (same shape, both on one device).
+void store_rows(const Tensor& src, Tensor dst) {
+  if (src.dtype() == dst.dtype())
+    device_backend(dst.device().kind).copy(src, dst);
+  else
+    ops::convert(src, dst);
+}
+
+}  // namespace
+
+void DeviceKvCache::append_and_attend(int il, const ForwardBatch& batch, const Tensor& q,
+                                      const Tensor& k, const Tensor& v,
+                                      const ops::AttentionParams& p, Tensor& out) {
+  CAIRN_CHECK(il >= 0 && il < n_layers_, "layer {} of {}", il, n_layers_);
+  for (const SeqSpan& span : batch.spans) {
+    if (span.n_tokens == 0) continue;
+    Slot& s = slot_for(span.seq_slot);
+    int64_t& len = s.n_layer[static_cast<size_t>(il)];
+    if (len + span.n_tokens > max_tokens_)
+      fail(ErrorCode::kOutOfMemory, "DeviceKvCache: slot {} would hold {} positions, max {}",
+           span.seq_slot, len + span.n_tokens, max_tokens_);
+    const int64_t b = span.token_begin, e = span.token_begin + span.n_tokens;
+    for (int64_t i = 0; i < span.n_tokens; ++i)
+      if (batch.positions[static_cast<size_t>(b + i)] != len + i)
+        fail(ErrorCode::kInvalidArgument,
+             "DeviceKvCache: slot {} expects position {}, the batch gives {}", span.seq_slot,
+             len + i, batch.positions[static_cast<size_t>(b + i)]);
+    if (il == 0)
+      for (int64_t i = 0; i < span.n_tokens; ++i) s.positions.push_back(static_cast<int32_t>(len + i));
+    store_rows(k.slice_rows(b, e), s.k[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
+    store_rows(v.slice_rows(b, e), s.v[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
+    len += span.n_tokens;
+    std::span<const int32_t> q_pos(batch.positions.data() + b, static_cast<size_t>(span.n_tokens));
+    std::span<const int32_t> kv_pos(s.positions.data(), static_cast<size_t>(len));
+    Tensor o = out.slice_rows(b, e);
+    ops::attention(q.slice_rows(b, e), s.k[static_cast<size_t>(il)].slice_rows(0, len),
+                   s.v[static_cast<size_t>(il)].slice_rows(0, len), q_pos, kv_pos, p, o);
+  }
+}
+
+}  // namespace cairn
