@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "backend/device.h"
+#include "core/error.h"
 #include "kv/device_cache.h"
 #include "model/config.h"
 #include "model/registry.h"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tools/gpu/run_suite.sh [BUNDLE]: cairn's GPU suite in one run, on a machine with an NVIDIA GPU.
+#   builds  the cuda preset (cairn, gpu_ops_test, gpu_model_test), unless BUNDLE is given: a
+#           folder made by tools/gpu/make_bundle.sh on a build machine (bin/ and lib/);
+#   checks  every CUDA op against the CPU reference, the parity fixtures and determinism tests on
+#           the GPU, compute-sanitizer memcheck and racecheck on the op tests;
+#   times   op microbenchmarks, `cairn bench --device cuda` (real shapes, random weights, against
+#           the copy bandwidth and bf16 GEMM rate measured in the same run) and the transformers
+#           baseline (tools/gpu/hf_baseline.py);
+# and prints a short table last. Logs go to $SUITE_LOGS (default build/gpu-suite).
+# SUITE_STEPS (default "checks sanitize micro bench baseline") picks the parts to run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+logs=${SUITE_LOGS:-build/gpu-suite}
+steps=${SUITE_STEPS:-checks sanitize micro bench baseline}
+mkdir -p "$logs"
+export NCCL_NVLS_ENABLE=0
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ $# -ge 1 ]; then
+  bin=$(realpath "$1")/bin
+  export LD_LIBRARY_PATH=$(realpath "$1")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+  scripts/build.sh cuda cairn gpu_ops_test gpu_model_test || exit 1
+  bin=$logs/bin && mkdir -p "$bin"
+  for t in cairn gpu_ops_test gpu_model_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
+fi
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
+declare -A result
+has() { [[ " $steps " == *" $1 "* ]]; }
+gtest() {  # name log binary args...: runs a gtest binary, records "passed/total"
+  local name=$1 log=$2; shift 2
+  timeout 400 "$@" >"$logs/$log" 2>&1; local rc=$?
+  local pass total
+  pass=$(grep -c '^\[       OK \]' "$logs/$log"); total=$(grep -cE '^\[ +(OK|FAILED) +\] [A-Za-z_]+\.' "$logs/$log")
+  result[$name]="$pass/$total passed, rc $rc"
+  grep -E '^\[  FAILED  \] [A-Za-z]' "$logs/$log" | sort -u | head -20
+}
+if has checks; then
+  gtest "op tests" ops.log "$bin/gpu_ops_test"
+  gtest "model parity + determinism" models.log "$bin/gpu_model_test"
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/gpu_ops_test" \
+      --gtest_filter="${SANITIZE_FILTER:--*Bench*:*Large*}" >"$logs/$tool.log" 2>&1
+    rc=$?; result[$tool]="rc $rc, $(grep -m1 -E 'ERROR SUMMARY' "$logs/$tool.log" || echo 'no summary')"
+  done
+fi
+if has micro; then
+  timeout 200 "$bin/gpu_ops_test" --gtest_also_run_disabled_tests --gtest_filter='*Bench*' \
+    >"$logs/micro.log" 2>&1
+  result[microbench]="rc $?"
+fi
+if has bench; then
+  timeout 420 "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
+  result[bench]="rc $?"
+fi
+if has baseline; then
+  PYTHONUNBUFFERED=1 timeout 420 python3 tools/gpu/hf_baseline.py ${BASELINE_ARGS:-} \
+    >"$logs/baseline.log" 2>&1
+  result[baseline]="rc $?"
+fi
+echo; echo "== figures =="
+cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
+grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]' "$logs/bench.log" 2>/dev/null
+grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
+echo; echo "== summary ($(cat "$logs/gpu.txt")) =="
+for k in "${!result[@]}"; do printf '%-28s %s\n' "$k" "${result[$k]}"; done | sort
