@@ -19,7 +19,7 @@ constexpr double kF32Bound = 1e-5;
 const int64_t kWidths[] = {1, 3, 37, 1023, 4096, 4099, 16384, 20011};
 
 int64_t rows_for(int64_t d) {
-  return d >= 4096 ? 9 : 67;
+  return d >= 4096 ? 9 : d >= 1000 ? 67 : 1000;
 }
 
 enum class Norm { kRms, kLayer, kLayerNoBias };
