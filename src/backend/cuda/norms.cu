@@ -1,15 +1,119 @@
-// Not built yet: raises Error(kUnsupported).
+// RMSNorm and LayerNorm, one block per row. A row's reductions run in the
+// fixed order of reduce.cuh: thread t folds groups of 4 elements t, t + T,
+// t + 2T, … (T threads) in increasing order, then block_reduce; T depends on
+// the row length alone, so a row's output bits never depend on the other rows.
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/float_load.cuh"
 #include "backend/cuda/norms.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/reduce.cuh"
 
 namespace cairn::cuda {
+namespace {
 
-void rms_norm(const Tensor&, const Tensor&, float, Tensor&) {
-  unsupported("rms_norm", "not built");
+// x, y [n, d] (y may alias x); w [d]. Block r normalizes row r.
+template <int kThreads>
+__global__ void rms_norm_kernel(const float* x, const float* w, float eps, float* y, int64_t d,
+                                bool vec) {
+  const float* xr = x + blockIdx.x * d;
+  float* yr = y + blockIdx.x * d;
+  const int64_t groups = (d + 3) / 4;
+  float ss = 0.0f;
+  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+    float v[4];
+    load_group4(xr, g, d, vec, v);
+    for (int j = 0; j < 4; ++j) ss = __fmaf_rn(v[j], v[j], ss);  // zeros past d add nothing
+  }
+  ss = block_reduce<kThreads>(ss, SumOp{});
+  const float inv = __frcp_rn(__fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(d)), eps)));
+  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+    float v[4], wv[4];
+    load_group4(xr, g, d, vec, v);
+    load_group4(w, g, d, vec, wv);
+    for (int j = 0; j < 4; ++j) v[j] = __fmul_rn(__fmul_rn(v[j], inv), wv[j]);
+    store_group4(yr, g, d, vec, v);
+  }
 }
 
-void layer_norm(const Tensor&, const Tensor&, const Tensor*, float, Tensor&) {
-  unsupported("layer_norm", "not built");
+// As rms_norm_kernel; b [d] or null. Mean first, then Σ(x − mean)² (two passes, as the reference).
+template <int kThreads>
+__global__ void layer_norm_kernel(const float* x, const float* w, const float* b, float eps,
+                                  float* y, int64_t d, bool vec) {
+  const float* xr = x + blockIdx.x * d;
+  float* yr = y + blockIdx.x * d;
+  const int64_t groups = (d + 3) / 4;
+  float s = 0.0f;
+  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+    float v[4];
+    load_group4(xr, g, d, vec, v);
+    for (int j = 0; j < 4; ++j) s = __fadd_rn(s, v[j]);
+  }
+  const float mean = __fdiv_rn(block_reduce<kThreads>(s, SumOp{}), static_cast<float>(d));
+  float ss = 0.0f;
+  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+    float v[4];
+    load_group4(xr, g, d, vec, v);
+    for (int j = 0; j < 4; ++j) {
+      const float c = 4 * g + j < d ? __fsub_rn(v[j], mean) : 0.0f;
+      ss = __fmaf_rn(c, c, ss);
+    }
+  }
+  ss = block_reduce<kThreads>(ss, SumOp{});
+  const float inv = __frcp_rn(__fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(d)), eps)));
+  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+    float v[4], wv[4], bv[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    load_group4(xr, g, d, vec, v);
+    load_group4(w, g, d, vec, wv);
+    if (b) load_group4(b, g, d, vec, bv);
+    for (int j = 0; j < 4; ++j)
+      v[j] = __fadd_rn(__fmul_rn(__fmul_rn(__fsub_rn(v[j], mean), inv), wv[j]), bv[j]);
+    store_group4(yr, g, d, vec, v);
+  }
+}
+
+// Rows of x (every dim but the last) as a grid size; checks it fits one.
+int64_t row_count(const char* op, const Tensor& x) {
+  const int64_t d = x.dim(-1), n = d ? x.numel() / d : 0;
+  if (n > 0x7fffffff) invalid_argument(op, x.describe() + " has more than 2^31 - 1 rows");
+  return n;
+}
+
+// Whole float4 groups: d a multiple of 4 and every buffer 16-byte aligned.
+bool vec_rows(int64_t d, const void* a, const void* b, const void* c, const void* e = nullptr) {
+  return d % 4 == 0 && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(e);
+}
+
+}  // namespace
+
+void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y) {
+  const int64_t d = x.dim(-1), n = row_count("rms_norm", x);
+  if (n == 0) return;
+  const unsigned grid = static_cast<unsigned>(n);
+  const bool vec = vec_rows(d, x.raw(), w.raw(), y.raw());
+  const float *xd = x.data<float>(), *wd = w.data<float>();
+  if (d >= kLongRow)
+    rms_norm_kernel<kRowThreadsLong>
+        <<<grid, kRowThreadsLong, 0, stream()>>>(xd, wd, eps, y.data<float>(), d, vec);
+  else
+    rms_norm_kernel<kRowThreadsShort>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(xd, wd, eps, y.data<float>(), d, vec);
+  check_launch("rms_norm_kernel");
+}
+
+void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Tensor& y) {
+  const int64_t d = x.dim(-1), n = row_count("layer_norm", x);
+  if (n == 0) return;
+  const unsigned grid = static_cast<unsigned>(n);
+  const float* bd = b ? b->data<float>() : nullptr;
+  const bool vec = vec_rows(d, x.raw(), w.raw(), y.raw(), bd);
+  const float *xd = x.data<float>(), *wd = w.data<float>();
+  if (d >= kLongRow)
+    layer_norm_kernel<kRowThreadsLong>
+        <<<grid, kRowThreadsLong, 0, stream()>>>(xd, wd, bd, eps, y.data<float>(), d, vec);
+  else
+    layer_norm_kernel<kRowThreadsShort>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(xd, wd, bd, eps, y.data<float>(), d, vec);
+  check_launch("layer_norm_kernel");
 }
 
 }  // namespace cairn::cuda

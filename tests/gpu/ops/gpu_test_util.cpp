@@ -11,7 +11,9 @@
 
 namespace cairn::gpu_test {
 
-bool gpu_present() { return cuda::device_present(); }
+bool gpu_present() {
+  return cuda::device_present();
+}
 
 Tensor random_host(const Shape& shape, DType dtype, std::mt19937& rng, float scale) {
   Tensor f = Tensor::empty(shape, DType::kF32);

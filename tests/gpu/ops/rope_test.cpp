@@ -1,0 +1,66 @@
+// CUDA rope against the CPU reference: half-split and interleaved pairs, partial
+// rotary (dims past rotary_dim must come back untouched), attention_factor, and
+// positions up to 131071.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "backend/cpu/reference/reference.h"
+#include "backend/device.h"
+#include "backend/ops.h"
+#include "gpu_test_util.h"
+
+namespace cairn::gpu_test {
+namespace {
+
+std::vector<float> inv_freq(int rotary_dim, double theta) {
+  std::vector<float> inv;
+  for (int i = 0; i < rotary_dim / 2; ++i)
+    inv.push_back(static_cast<float>(std::pow(theta, -2.0 * i / rotary_dim)));
+  return inv;
+}
+
+TEST(GpuRope, MatchesReference) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(41);
+  std::uniform_int_distribution<int32_t> pick(0, 131071);
+  const std::pair<int, int> dims[] = {{64, 64}, {80, 32},   {34, 34},  {10, 6},
+                                      {2, 2},   {128, 128}, {256, 64}, {96, 96}};
+  for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved})
+    for (auto [head_dim, rotary] : dims)
+      for (float factor : {1.0f, 1.1f}) {
+        const int64_t n_tokens = 37, n_heads = 5;
+        Tensor x = random_host({n_tokens, n_heads, head_dim}, DType::kF32, rng, 3.0f);
+        std::vector<int32_t> pos = {0, 1, 131071};
+        while (static_cast<int64_t>(pos.size()) < n_tokens) pos.push_back(pick(rng));
+        const std::vector<float> inv = inv_freq(rotary, 500000.0);
+        const ops::RopeParams p{inv, rotary, layout, factor};
+        Tensor ref = Tensor::empty(x.shape(), DType::kF32);
+        std::copy_n(x.data<float>(), x.numel(), ref.data<float>());
+        ops::ref::rope(ref, pos, p);
+        Tensor xd = to_device(x);
+        ops::rope(xd, pos, p);
+        Tensor got = to_host(xd);
+        EXPECT_LE(rel_error(got, ref), 1e-5)
+            << "head_dim " << head_dim << " rotary " << rotary << " factor " << factor;
+        int64_t moved = 0;  // pass-through dims that changed
+        for (int64_t r = 0; r < n_tokens * n_heads; ++r)
+          for (int64_t c = rotary; c < head_dim; ++c)
+            moved += got.data<float>()[r * head_dim + c] != x.data<float>()[r * head_dim + c];
+        EXPECT_EQ(moved, 0) << "head_dim " << head_dim << " rotary " << rotary;
+      }
+}
+
+TEST(GpuRope, NoTokensIsANoOp) {
+  CAIRN_NEED_GPU();
+  Tensor x = empty_on({DeviceKind::kCuda, 0}, {0, 4, 8}, DType::kF32);
+  const std::vector<float> inv = inv_freq(8, 10000.0);
+  EXPECT_NO_THROW(ops::rope(x, {}, ops::RopeParams{inv, 8, ops::RopeLayout::kHalfSplit, 1.0f}));
+}
+
+}  // namespace
+}  // namespace cairn::gpu_test
