@@ -2,11 +2,12 @@
 // batch-invariant switch and n. f32 weights: an f32 GEMM on f32 x. bf16/f16 weights: x is
 // rounded to the weights' dtype (round_input.cu) and multiplied with f32 accumulation.
 #include <atomic>
+#include <cstdint>
 
+#include "backend/cuda/add_bias.h"
 #include "backend/cuda/gemm_lt.h"
 #include "backend/cuda/gemv.h"
 #include "backend/cuda/matmul.h"
-#include "backend/cuda/op_errors.h"
 #include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
@@ -14,13 +15,18 @@ namespace {
 
 std::atomic<bool> g_batch_invariant{true};
 
+// A bias rides in cuBLASLt's epilogue when 16-byte aligned; else add_bias_rows adds it.
+bool epilogue_bias(const Tensor* bias) {
+  return bias && reinterpret_cast<uintptr_t>(bias->raw()) % 16 == 0;
+}
+
 GemmLtShape shape_of(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& y) {
   GemmLtShape s;
   s.n = x.dim(0);
   s.m = w.dim(0);
   s.k = w.dim(1);
   s.dtype = w.dtype();
-  s.bias = bias != nullptr;
+  s.bias = epilogue_bias(bias);
   const int64_t w_size = static_cast<int64_t>(dtype_bytes(w.dtype(), 1));
   s.align_w = alignment_of(w.raw(), s.k * w_size);
   // A rounded x lives in round_input's 256-byte aligned buffer.
@@ -52,7 +58,9 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   // No cuBLASLt algorithm for this shape: the GEMV kernels, whose order is fixed for every n.
   if (!plan) return gemv(x, w, bias, y);
   const void* xo = w.dtype() == DType::kF32 ? x.raw() : round_input(x, w.dtype());
-  gemm_lt_run(plan, w.raw(), xo, bias ? bias->data<float>() : nullptr, y.data<float>());
+  const bool in_epilogue = epilogue_bias(bias);
+  gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
+  if (bias && !in_epilogue) add_bias_rows(y.data<float>(), bias->data<float>(), n, m);
 }
 
 }  // namespace cairn::cuda

@@ -97,6 +97,39 @@ TEST(CudaMatmul, EmptyReductionGivesBias) {
   }
 }
 
+// Views that start off 16-byte boundaries: x (k = 33, f32 weights) and the bias (which then
+// is added after the GEMM, with the same bits as in the epilogue).
+TEST(CudaMatmul, UnalignedViewsAgainstCpu) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(15);
+  const int64_t m = 40, k = 33;
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    Tensor w = random_host({m, k}, dtype, rng);
+    Tensor bias = random_host({m + 1}, DType::kF32, rng);
+    Tensor wd = to_device(w), bd = to_device(bias);
+    Tensor b_host = bias.slice_rows(1, m + 1), b_dev = bd.slice_rows(1, m + 1);
+    Tensor b_aligned = to_device(to_host(b_dev));
+    for (int64_t n : {3, 64}) {
+      Tensor x = random_host({n + 1, k}, DType::kF32, rng);
+      Tensor x_host = x.slice_rows(1, n + 1), x_dev = to_device(x).slice_rows(1, n + 1);
+      Tensor ref = Tensor::empty({n, m}, DType::kF32);
+      ops::matmul(x_host, w, &b_host, ref);
+      for (bool invariant : {true, false}) {
+        SCOPED_TRACE(testing::Message()
+                     << dtype_name(dtype) << " n " << n << " invariant " << invariant);
+        InvariantScope scope(invariant);
+        Tensor yd = poisoned_device({n, m}, DType::kF32),
+               yd2 = poisoned_device({n, m}, DType::kF32);
+        ops::matmul(x_dev, wd, &b_dev, yd);
+        ops::matmul(x_dev, wd, &b_aligned, yd2);
+        Tensor y = to_host(yd), y2 = to_host(yd2);
+        EXPECT_LE(rel_error(y, ref), tolerance(dtype));
+        EXPECT_EQ(0, std::memcmp(y.raw(), y2.raw(), y.nbytes()));
+      }
+    }
+  }
+}
+
 // Rows [0, n) of x (device views of one buffer) times w; y on the host.
 Tensor first_rows_product(const Tensor& xd, int64_t n, const Tensor& wd, const Tensor* bd) {
   Tensor x = xd.slice_rows(0, n);
