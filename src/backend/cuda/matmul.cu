@@ -20,18 +20,17 @@ bool epilogue_bias(const Tensor* bias) {
   return bias && reinterpret_cast<uintptr_t>(bias->raw()) % 16 == 0;
 }
 
-GemmLtShape shape_of(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& y) {
+// xo: the x operand (x itself for f32 weights, else its rounded copy).
+GemmLtShape shape_of(const void* xo, const Tensor& w, const Tensor* bias, const Tensor& y) {
   GemmLtShape s;
-  s.n = x.dim(0);
+  s.n = y.dim(0);
   s.m = w.dim(0);
   s.k = w.dim(1);
   s.dtype = w.dtype();
   s.bias = epilogue_bias(bias);
-  const int64_t w_size = static_cast<int64_t>(dtype_bytes(w.dtype(), 1));
-  s.align_w = alignment_of(w.raw(), s.k * w_size);
-  // A rounded x lives in round_input's 256-byte aligned buffer.
-  s.align_x =
-      w.dtype() == DType::kF32 ? alignment_of(x.raw(), s.k * 4) : alignment_of(nullptr, s.k * 2);
+  const auto elem = static_cast<int64_t>(dtype_bytes(w.dtype(), 1));
+  s.align_w = alignment_of(w.raw(), s.k * elem);
+  s.align_x = alignment_of(xo, s.k * elem);
   s.align_y = alignment_of(y.raw(), s.m * 4);
   return s;
 }
@@ -54,10 +53,10 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   if (k == 0 || (!invariant && n <= kGemvMaxRows)) return gemv(x, w, bias, y);
   const AlgoPolicy policy =
       invariant ? AlgoPolicy::kFixedPerShapeClass : AlgoPolicy::kHeuristicPerShape;
-  const GemmLtPlan* plan = gemm_lt_plan(shape_of(x, w, bias, y), policy);
+  const void* xo = w.dtype() == DType::kF32 ? x.raw() : round_input(x, w.dtype());
+  const GemmLtPlan* plan = gemm_lt_plan(shape_of(xo, w, bias, y), policy);
   // No cuBLASLt algorithm for this shape: the GEMV kernels, whose order is fixed for every n.
   if (!plan) return gemv(x, w, bias, y);
-  const void* xo = w.dtype() == DType::kF32 ? x.raw() : round_input(x, w.dtype());
   const bool in_epilogue = epilogue_bias(bias);
   gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
   if (bias && !in_epilogue) add_bias_rows(y.data<float>(), bias->data<float>(), n, m);
