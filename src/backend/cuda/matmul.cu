@@ -1,11 +1,65 @@
-// Not built yet: raises Error(kUnsupported).
+// matmul on the GPU: picks the GEMV kernels (gemv.cu) or a cuBLASLt GEMM (gemm_lt.cpp) by the
+// batch-invariant switch and n. f32 weights: an f32 GEMM on f32 x. bf16/f16 weights: x is
+// rounded to the weights' dtype (round_input.cu) and multiplied with f32 accumulation.
+#include <atomic>
+#include <cstdint>
+
+#include "backend/cuda/add_bias.h"
+#include "backend/cuda/gemm_lt.h"
+#include "backend/cuda/gemv.h"
 #include "backend/cuda/matmul.h"
-#include "backend/cuda/op_errors.h"
+#include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
+namespace {
 
-void matmul(const Tensor&, const Tensor&, const Tensor*, Tensor&) {
-  unsupported("matmul", "not built");
+std::atomic<bool> g_batch_invariant{true};
+
+// A bias rides in cuBLASLt's epilogue when 16-byte aligned; else add_bias_rows adds it.
+bool epilogue_bias(const Tensor* bias) {
+  return bias && reinterpret_cast<uintptr_t>(bias->raw()) % 16 == 0;
+}
+
+// xo: the x operand (x itself for f32 weights, else its rounded copy).
+GemmLtShape shape_of(const void* xo, const Tensor& w, const Tensor* bias, const Tensor& y) {
+  GemmLtShape s;
+  s.n = y.dim(0);
+  s.m = w.dim(0);
+  s.k = w.dim(1);
+  s.dtype = w.dtype();
+  s.bias = epilogue_bias(bias);
+  const auto elem = static_cast<int64_t>(dtype_bytes(w.dtype(), 1));
+  s.align_w = alignment_of(w.raw(), s.k * elem);
+  s.align_x = alignment_of(xo, s.k * elem);
+  s.align_y = alignment_of(y.raw(), s.m * 4);
+  return s;
+}
+
+}  // namespace
+
+void set_batch_invariant(bool on) {
+  g_batch_invariant.store(on);
+}
+bool batch_invariant() {
+  return g_batch_invariant.load();
+}
+
+// x [n, k] f32, w [m, k] f32/bf16/f16, bias [m] f32 or null, y [n, m] f32 (checked by ops.cpp).
+void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
+  const int64_t n = x.dim(0), m = w.dim(0), k = w.dim(1);
+  if (n == 0 || m == 0) return;
+  const bool invariant = batch_invariant();
+  // k == 0 (y = bias or 0) and small non-invariant batches: the GEMV kernels.
+  if (k == 0 || (!invariant && n <= kGemvMaxRows)) return gemv(x, w, bias, y);
+  const AlgoPolicy policy =
+      invariant ? AlgoPolicy::kFixedPerShapeClass : AlgoPolicy::kHeuristicPerShape;
+  const void* xo = w.dtype() == DType::kF32 ? x.raw() : round_input(x, w.dtype());
+  const GemmLtPlan* plan = gemm_lt_plan(shape_of(xo, w, bias, y), policy);
+  // No cuBLASLt algorithm for this shape: the GEMV kernels, whose order is fixed for every n.
+  if (!plan) return gemv(x, w, bias, y);
+  const bool in_epilogue = epilogue_bias(bias);
+  gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
+  if (bias && !in_epilogue) add_bias_rows(y.data<float>(), bias->data<float>(), n, m);
 }
 
 }  // namespace cairn::cuda

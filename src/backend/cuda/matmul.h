@@ -9,4 +9,12 @@ namespace cairn::cuda {
 
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
 
+// The batch-invariant switch (default on). On: row i of y is bitwise the same whatever the
+// number of rows n — one cuBLASLt algorithm per weight shape class (m, k, dtype) serves every
+// n (docs/determinism.md). Off: GEMV kernels for n ≤ 8 and the heuristic's best algorithm per
+// shape for larger n, faster, but a row's last bits may change with n. Process-wide; set it
+// before the first matmul of a run, not while ops are in flight.
+void set_batch_invariant(bool on);
+bool batch_invariant();
+
 }  // namespace cairn::cuda

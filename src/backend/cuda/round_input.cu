@@ -1,0 +1,64 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <mutex>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/op_errors.h"
+#include "backend/cuda/round_input.h"
+
+namespace cairn::cuda {
+namespace {
+
+__device__ inline void store(__nv_bfloat16* p, float v) {
+  *p = __float2bfloat16_rn(v);
+}
+__device__ inline void store(__half* p, float v) {
+  *p = __float2half_rn(v);
+}
+
+template <typename T>
+__global__ void round_kernel(const float* __restrict__ x, T* __restrict__ out, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    store(out + i, x[i]);
+}
+
+// The scratch buffer; reuse and growth are ordered on stream() after the kernels that read it.
+void* scratch(size_t bytes) {
+  static void* buffer = nullptr;
+  static size_t capacity = 0;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (bytes <= capacity) return buffer;
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream(), &capturing), "cudaStreamIsCapturing");
+  if (capturing != cudaStreamCaptureStatusNone)
+    unsupported("matmul",
+                "its input buffer must grow during graph capture; run the largest "
+                "batch once before capturing");
+  if (buffer) check(cudaFreeAsync(buffer, stream()), "cudaFreeAsync");
+  buffer = nullptr;
+  capacity = 0;
+  check(cudaMallocAsync(&buffer, bytes, stream()), "cudaMallocAsync");
+  capacity = bytes;
+  return buffer;
+}
+
+}  // namespace
+
+const void* round_input(const Tensor& x, DType dtype) {
+  const int64_t n = x.numel();
+  void* out = scratch(static_cast<size_t>(n) * 2);
+  if (n == 0) return out;
+  const unsigned grid = blocks_for(n) > 65535u * 8 ? 65535u * 8 : blocks_for(n);
+  if (dtype == DType::kBF16)
+    round_kernel<<<grid, kBlock, 0, stream()>>>(x.data<float>(), static_cast<__nv_bfloat16*>(out),
+                                                n);
+  else
+    round_kernel<<<grid, kBlock, 0, stream()>>>(x.data<float>(), static_cast<__half*>(out), n);
+  check_launch("round_kernel");
+  return out;
+}
+
+}  // namespace cairn::cuda

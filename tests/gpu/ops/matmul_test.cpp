@@ -1,0 +1,182 @@
+// CUDA matmul against the CPU op, and the batch-invariant switch's promise: with it on, a
+// row of y is bitwise the same whatever the number of rows.
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "backend/cuda/matmul.h"
+#include "backend/ops.h"
+#include "gpu_test_util.h"
+
+namespace cairn {
+namespace {
+
+using gpu_test::poisoned_device;
+using gpu_test::random_host;
+using gpu_test::rel_error;
+using gpu_test::to_device;
+using gpu_test::to_host;
+
+// Sets the switch for one scope, then restores it.
+class InvariantScope {
+ public:
+  explicit InvariantScope(bool on) : saved_(cuda::batch_invariant()) {
+    cuda::set_batch_invariant(on);
+  }
+  ~InvariantScope() { cuda::set_batch_invariant(saved_); }
+
+ private:
+  bool saved_;
+};
+
+double tolerance(DType w) {
+  return w == DType::kF32 ? 1e-5 : 1e-2;
+}
+
+// The GPU product of host tensors (w_dev already on the device), into a poisoned y.
+Tensor gpu_matmul(const Tensor& x, const Tensor& w_dev, const Tensor* bias_dev) {
+  Tensor xd = to_device(x);
+  Tensor yd = poisoned_device({x.dim(0), w_dev.dim(0)}, DType::kF32);
+  ops::matmul(xd, w_dev, bias_dev, yd);
+  return to_host(yd);
+}
+
+// Every n of `ns` for one weight (m, k, dtype), with and without bias, both switch settings.
+void check_weight(int64_t m, int64_t k, DType dtype, const std::vector<int64_t>& ns,
+                  std::mt19937& rng) {
+  Tensor w = random_host({m, k}, dtype, rng);
+  Tensor bias = random_host({m}, DType::kF32, rng);
+  Tensor wd = to_device(w), bd = to_device(bias);
+  for (int64_t n : ns) {
+    Tensor x = random_host({n, k}, DType::kF32, rng);
+    for (bool with_bias : {false, true}) {
+      Tensor ref = Tensor::empty({n, m}, DType::kF32);
+      ops::matmul(x, w, with_bias ? &bias : nullptr, ref);
+      for (bool invariant : {true, false}) {
+        SCOPED_TRACE(testing::Message() << "w " << w.describe() << " n " << n << " bias "
+                                        << with_bias << " invariant " << invariant);
+        InvariantScope scope(invariant);
+        Tensor y = gpu_matmul(x, wd, with_bias ? &bd : nullptr);
+        EXPECT_LE(rel_error(y, ref), tolerance(dtype));
+      }
+    }
+  }
+}
+
+const std::vector<int64_t> kRows = {1, 2, 3, 7, 17, 64, 300};
+
+TEST(CudaMatmul, SmallWeightsAgainstCpu) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(11);
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16})
+    for (int64_t k : {64, 100})
+      for (int64_t m : {1, 33, 4099}) check_weight(m, k, dtype, kRows, rng);
+}
+
+TEST(CudaMatmul, LongRowsAgainstCpu) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(12);
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16})
+    for (int64_t m : {1, 33, 4099}) check_weight(m, 4096, dtype, kRows, rng);
+}
+
+// k = 0: y is the bias (or zeros), for every path.
+TEST(CudaMatmul, EmptyReductionGivesBias) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(13);
+  Tensor x = Tensor::empty({3, 0}, DType::kF32);
+  Tensor w = Tensor::empty({5, 0}, DType::kBF16);
+  Tensor bias = random_host({5}, DType::kF32, rng);
+  Tensor wd = to_device(w), bd = to_device(bias);
+  for (bool invariant : {true, false}) {
+    InvariantScope scope(invariant);
+    Tensor y = gpu_matmul(x, wd, &bd);
+    for (int64_t i = 0; i < 3; ++i)
+      EXPECT_EQ(0, std::memcmp(y.row(i).raw(), bias.raw(), 5 * sizeof(float)));
+  }
+}
+
+// Views that start off 16-byte boundaries: x (k = 33, f32 weights) and the bias (which then
+// is added after the GEMM, with the same bits as in the epilogue).
+TEST(CudaMatmul, UnalignedViewsAgainstCpu) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(15);
+  const int64_t m = 40, k = 33;
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    Tensor w = random_host({m, k}, dtype, rng);
+    Tensor bias = random_host({m + 1}, DType::kF32, rng);
+    Tensor wd = to_device(w), bd = to_device(bias);
+    Tensor b_host = bias.slice_rows(1, m + 1), b_dev = bd.slice_rows(1, m + 1);
+    Tensor b_aligned = to_device(to_host(b_dev));
+    for (int64_t n : {3, 64}) {
+      Tensor x = random_host({n + 1, k}, DType::kF32, rng);
+      Tensor x_host = x.slice_rows(1, n + 1), x_dev = to_device(x).slice_rows(1, n + 1);
+      Tensor ref = Tensor::empty({n, m}, DType::kF32);
+      ops::matmul(x_host, w, &b_host, ref);
+      for (bool invariant : {true, false}) {
+        SCOPED_TRACE(testing::Message()
+                     << dtype_name(dtype) << " n " << n << " invariant " << invariant);
+        InvariantScope scope(invariant);
+        Tensor yd = poisoned_device({n, m}, DType::kF32),
+               yd2 = poisoned_device({n, m}, DType::kF32);
+        ops::matmul(x_dev, wd, &b_dev, yd);
+        ops::matmul(x_dev, wd, &b_aligned, yd2);
+        Tensor y = to_host(yd), y2 = to_host(yd2);
+        EXPECT_LE(rel_error(y, ref), tolerance(dtype));
+        EXPECT_EQ(0, std::memcmp(y.raw(), y2.raw(), y.nbytes()));
+      }
+    }
+  }
+}
+
+// Rows [0, n) of x (device views of one buffer) times w; y on the host.
+Tensor first_rows_product(const Tensor& xd, int64_t n, const Tensor& wd, const Tensor* bd) {
+  Tensor x = xd.slice_rows(0, n);
+  Tensor yd = poisoned_device({n, wd.dim(0)}, DType::kF32);
+  ops::matmul(x, wd, bd, yd);
+  return to_host(yd);
+}
+
+// Row i of y for n rows equals row i for the most rows, bit for bit.
+void check_rows_independent(int64_t m, int64_t k, DType dtype, const std::vector<int64_t>& ns,
+                            std::mt19937& rng) {
+  const int64_t most = ns.back();
+  Tensor xd = to_device(random_host({most, k}, DType::kF32, rng));
+  Tensor wd = to_device(random_host({m, k}, dtype, rng));
+  Tensor bd = to_device(random_host({m}, DType::kF32, rng));
+  Tensor all = first_rows_product(xd, most, wd, &bd);
+  for (int64_t n : ns) {
+    Tensor y = first_rows_product(xd, n, wd, &bd);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(0, std::memcmp(y.row(i).raw(), all.row(i).raw(), m * sizeof(float)))
+          << "w " << dtype_name(dtype) << "[" << m << ", " << k << "], row " << i << " of " << n
+          << " differs from the same row of " << most;
+    }
+  }
+}
+
+TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
+  CAIRN_NEED_GPU();
+  InvariantScope scope(true);
+  std::mt19937 rng(14);
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+    check_rows_independent(4099, 4096, dtype, {1, 7, 64, 300}, rng);
+    check_rows_independent(33, 100, dtype, {1, 7, 64, 300}, rng);
+  }
+  check_rows_independent(4096, 4096, DType::kBF16, {1, 7, 64, 300, 8192}, rng);
+  check_rows_independent(14336, 4096, DType::kBF16, {1, 16, 300, 2048}, rng);
+}
+
+TEST(CudaMatmul, SwitchToggles) {
+  // The switch is plain state: no device needed.
+  const bool saved = cuda::batch_invariant();
+  cuda::set_batch_invariant(false);
+  EXPECT_FALSE(cuda::batch_invariant());
+  cuda::set_batch_invariant(true);
+  EXPECT_TRUE(cuda::batch_invariant());
+  cuda::set_batch_invariant(saved);
+}
+
+}  // namespace
+}  // namespace cairn
