@@ -41,7 +41,7 @@ if has checks; then
 fi
 if has sanitize; then
   for tool in memcheck racecheck; do
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/gpu_ops_test" \
+    timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 99 "$bin/gpu_ops_test" \
       --gtest_filter="${SANITIZE_FILTER:--*Bench*:*Large*}" >"$logs/$tool.log" 2>&1
     rc=$?; result[$tool]="rc $rc, $(grep -m1 -E 'ERROR SUMMARY' "$logs/$tool.log" || echo 'no summary')"
   done
