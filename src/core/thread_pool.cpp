@@ -80,7 +80,10 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   job_ = nullptr;
 }
 
+thread_local ThreadPool* bound_pool = nullptr;
+
 ThreadPool& ThreadPool::global() {
+  if (bound_pool != nullptr) return *bound_pool;
   auto& slot = global_slot();
   if (!slot) slot = std::make_unique<ThreadPool>(0);
   return *slot;
@@ -88,6 +91,10 @@ ThreadPool& ThreadPool::global() {
 
 void ThreadPool::set_global_threads(int n_threads) {
   global_slot() = std::make_unique<ThreadPool>(n_threads);
+}
+
+void ThreadPool::bind_to_this_thread(ThreadPool* pool) {
+  bound_pool = pool;
 }
 
 }  // namespace cairn

@@ -29,9 +29,13 @@ class ThreadPool {
   void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn,
                     int64_t min_chunk = 1);
 
-  // The process-wide pool used by CPU ops.
+  // The pool CPU ops use on the calling thread: the one bound to this thread
+  // (a tensor-parallel rank's own), else the process-wide pool.
   static ThreadPool& global();
   static void set_global_threads(int n_threads);
+  // Makes global() return `pool` on the calling thread (nullptr: the process-wide
+  // pool again). The pool must outlive the binding.
+  static void bind_to_this_thread(ThreadPool* pool);
 
  private:
   void worker_loop(int index);

@@ -7,6 +7,7 @@
 #include "kv/device_cache.h"
 #include "kv/paged_kv.h"
 #include "model/config.h"
+#include "model/tp/sharded_kv.h"
 
 namespace cairn {
 namespace {
@@ -47,17 +48,28 @@ void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t 
 
 // On the CPU the paged state (pages taken only as the sequence grows); on a GPU,
 // the device cache in the paged options' full-precision dtype (quantized KV
-// pages are CPU-only for now).
-std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv,
-                                              int64_t limit) {
-  const ModelConfig& cfg = model.config();
+// pages are CPU-only for now). `cfg`: the model's config, or one KV shard's.
+std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const KvSettings& kv,
+                                  int64_t limit) {
   PagedKvOptions o = paged_kv_options(cfg, kv, int64_t{1} << 50);  // checks the settings
-  if (model.device().kind == DeviceKind::kCpu) return std::make_unique<PagedKvState>(cfg, o);
+  if (device.kind == DeviceKind::kCpu) return std::make_unique<PagedKvState>(cfg, o);
   if (kv.bits != 0 || !kv.kv_config_path.empty())
     fail(ErrorCode::kUnsupported, "quantized KV (--kv-bits, --kv-config) runs on the CPU only");
   KvStore store = o.full_store.value_or(KvStore::kBF16);
-  DType dtype = store == KvStore::kF32 ? DType::kF32 : store == KvStore::kF16 ? DType::kF16 : DType::kBF16;
-  return std::make_unique<DeviceKvCache>(cfg, model.device(), dtype, 1, limit);
+  DType dtype = store == KvStore::kF32   ? DType::kF32
+                : store == KvStore::kF16 ? DType::kF16
+                                         : DType::kBF16;
+  return std::make_unique<DeviceKvCache>(cfg, device, dtype, 1, limit);
+}
+
+// One cache, or one per KV shard of a tensor-parallel model (each with its rank's heads).
+std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv,
+                                              int64_t limit) {
+  std::vector<ModelConfig> shards = model.kv_shard_configs();
+  if (shards.size() == 1) return cache_for(shards[0], model.device(), kv, limit);
+  std::vector<std::unique_ptr<KvView>> views;
+  for (const ModelConfig& c : shards) views.push_back(cache_for(c, model.device(), kv, limit));
+  return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 
 }  // namespace

@@ -3,14 +3,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
+#include "model/config.h"
 #include "model/forward_batch.h"
 #include "model/kv_view.h"
 
 namespace cairn {
-
-struct ModelConfig;
 
 class Model {
  public:
@@ -25,6 +25,12 @@ class Model {
   // (Error(kUnsupported) from a model that cannot move).
   virtual Device device() const { return Device::cpu(); }
   virtual void to_device(Device device);
+
+  // The shards of the KV state forward expects: one config per shard, with that
+  // shard's n_heads and n_kv_heads. One (config()) for a model on one device; a
+  // tensor-parallel model has one per rank and reads a tp::ShardedKvView
+  // (model/tp/sharded_kv.h) holding a view made for each, in rank order.
+  virtual std::vector<ModelConfig> kv_shard_configs() const { return {config()}; }
 };
 
 }  // namespace cairn

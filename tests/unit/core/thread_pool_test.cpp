@@ -34,5 +34,24 @@ TEST(ThreadPool, ManyRoundsDoNotDeadlock) {
   EXPECT_EQ(sum.load(), 16000);
 }
 
+// A thread bound to its own pool runs ops there; other threads keep the global one.
+TEST(ThreadPool, BoundPoolIsThisThreadsOnly) {
+  ThreadPool own(2);
+  ThreadPool* global = &ThreadPool::global();
+  ThreadPool* seen_bound = nullptr;
+  ThreadPool* seen_other = nullptr;
+  std::thread bound([&] {
+    ThreadPool::bind_to_this_thread(&own);
+    seen_bound = &ThreadPool::global();
+    ThreadPool::bind_to_this_thread(nullptr);
+  });
+  std::thread other([&] { seen_other = &ThreadPool::global(); });
+  bound.join();
+  other.join();
+  EXPECT_EQ(seen_bound, &own);
+  EXPECT_EQ(seen_other, global);
+  EXPECT_EQ(&ThreadPool::global(), global);
+}
+
 }  // namespace
 }  // namespace cairn

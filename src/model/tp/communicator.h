@@ -1,0 +1,39 @@
+// The seam between a tensor-parallel rank's forward and the other ranks: the two
+// collectives the forward needs, called by every rank of a group in the same
+// order with the same sizes. One object per rank. The in-process group
+// (local_group.h) runs ranks as CPU threads; a GPU build implements the same
+// interface over NCCL, one thread per GPU, with device tensors.
+//
+// Determinism contract: all_reduce_sum adds the ranks' values in rank order,
+// ((x0 + x1) + x2) + ..., whatever order the ranks arrive in, so a result is
+// bitwise the same run to run at a fixed group size, and bitwise the same on
+// every rank.
+#pragma once
+
+#include "core/tensor.h"
+
+namespace cairn::tp {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // x [any shape] f32, contiguous, the same element count on every rank:
+  // replaced by the sum over ranks, in rank order. Blocks until every rank has
+  // called it.
+  virtual void all_reduce_sum(Tensor& x) = 0;
+
+  // send [count] f32 contiguous (the same count on every rank) into
+  // recv [size() * count]: rank r's values land at [r * count, (r + 1) * count).
+  virtual void all_gather(const Tensor& send, Tensor& recv) = 0;
+
+  // Wakes every rank waiting in a collective with an error (a rank failed and
+  // will not arrive); the group stays broken until reset(). Safe from any thread.
+  virtual void abort() = 0;
+  // Makes an aborted group usable again; called once no rank is inside a collective.
+  virtual void reset() = 0;
+};
+
+}  // namespace cairn::tp

@@ -1,0 +1,21 @@
+#include "model/tp/sharded_kv.h"
+
+#include "core/error.h"
+
+namespace cairn::tp {
+
+ShardedKvView::ShardedKvView(std::vector<std::unique_ptr<KvView>> shards)
+    : shards_(std::move(shards)) {
+  if (shards_.empty()) fail(ErrorCode::kInvalidArgument, "a sharded KV view needs ≥ 1 shard");
+  for (const auto& s : shards_)
+    if (!s) fail(ErrorCode::kInvalidArgument, "a sharded KV view got a null shard");
+}
+
+void ShardedKvView::append_and_attend(int, const ForwardBatch&, const Tensor&, const Tensor&,
+                                      const Tensor&, const ops::AttentionParams&, Tensor&) {
+  fail(ErrorCode::kInvalidArgument,
+       "a sharded KV view holds one shard per tensor-parallel rank; a single-device model "
+       "cannot run on it");
+}
+
+}  // namespace cairn::tp

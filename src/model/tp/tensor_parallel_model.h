@@ -1,0 +1,51 @@
+// A decoder split over N tensor-parallel ranks behind the same Model interface
+// (docs/tensor-parallel.md): each rank holds its shards of the weights
+// (shard_plan.h, sharded_weights.h) and runs rank_forward on its own thread; the
+// ranks talk through an in-process group (local_group.h). The KV state passed
+// to forward is a ShardedKvView with one shard per rank, made for
+// kv_shard_configs().
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "model/decoder.h"
+#include "model/tp/local_group.h"
+#include "model/tp/rank_forward.h"
+#include "model/tp/rank_threads.h"
+#include "model/tp/shard_plan.h"
+
+namespace cairn::tp {
+
+class TensorParallelModel final : public Model {
+ public:
+  // Shards `model` (weights on the host) over n_ranks ranks whose ops share
+  // `n_threads` CPU threads (0: the process-wide pool's count). Error(kInvalidArgument)
+  // from make_shard_plan for a size that does not fit the model.
+  TensorParallelModel(const DecoderModel& model, int n_ranks, int n_threads = 0);
+
+  const ModelConfig& config() const override { return config_; }
+  // `kv`: a ShardedKvView with one shard per rank (Error(kInvalidArgument)), or
+  // with one rank, any view.
+  void forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) override;
+  std::vector<ModelConfig> kv_shard_configs() const override;
+
+  const ShardPlan& plan() const { return plan_; }
+  int n_ranks() const { return plan_.n_ranks; }
+
+ private:
+  void check_batch(const ForwardBatch& batch, const Tensor& logits) const;
+
+  ModelConfig config_;
+  DecoderOptions options_;
+  ShardPlan plan_;
+  std::vector<RankModel> ranks_;  // [n_ranks]
+  LocalGroup group_;
+  RankThreads threads_;
+};
+
+// `model` split over n_ranks ranks; n_ranks == 1 returns it unchanged.
+// Error(kUnsupported) for a model that is not a decoder on the host.
+std::unique_ptr<Model> make_tensor_parallel(std::unique_ptr<Model> model, int n_ranks);
+
+}  // namespace cairn::tp

@@ -1,0 +1,194 @@
+// Tensor parallelism on every family's parity fixture, f32 and bf16 weights,
+// at 1, 2 and 4 ranks over the paged KV state (one PagedKvState per rank,
+// holding that rank's KV heads; K/V in f32 as in parity_test.cpp): logits
+// against transformers' and against the unsharded model within the parity
+// bounds, greedy tokens identical; one rank equal to the unsharded model bit for
+// bit; results bitwise the same run to run, at any thread count, chunked or
+// batched.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "core/error.h"
+#include "kv/paged_kv.h"
+#include "model/registry.h"
+#include "model/tp/sharded_kv.h"
+#include "model/tp/tensor_parallel_model.h"
+#include "reference.h"
+
+namespace cairn::test {
+namespace {
+
+struct TpCase {
+  std::string family;
+  std::string weights;  // "f32" or "bf16"
+  int n_ranks = 1;
+};
+
+void PrintTo(const TpCase& c, std::ostream* os) {
+  *os << c.family << "/" << c.weights << "/tp" << c.n_ranks;
+}
+
+std::unique_ptr<KvView> paged(const ModelConfig& c) {
+  PagedKvOptions o;
+  o.page_tokens = 16;
+  o.budget_bytes = int64_t{64} << 20;
+  o.full_store = KvStore::kF32;
+  return std::make_unique<PagedKvState>(c, o);
+}
+
+// A cache for `m`: one paged state per KV shard, sharded when there are several.
+std::unique_ptr<KvView> cache_for(const Model& m) {
+  std::vector<ModelConfig> shards = m.kv_shard_configs();
+  if (shards.size() == 1) return paged(shards[0]);
+  std::vector<std::unique_ptr<KvView>> views;
+  for (const ModelConfig& c : shards) views.push_back(paged(c));
+  return std::make_unique<tp::ShardedKvView>(std::move(views));
+}
+
+class TpParityTest : public ::testing::TestWithParam<TpCase> {
+ protected:
+  void SetUp() override {
+    std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" +
+                      GetParam().family + "/" + GetParam().weights;
+    ref_ = load_reference(dir);
+    base_ = load_model(dir, {});
+    tp_ = make_tp(0);
+    bound_ = (GetParam().weights == "f32" ? 1e-4f : 2e-2f) * ref_.max_abs_logit;
+  }
+
+  std::unique_ptr<tp::TensorParallelModel> make_tp(int n_threads) const {
+    return std::make_unique<tp::TensorParallelModel>(dynamic_cast<const DecoderModel&>(*base_),
+                                                     GetParam().n_ranks, n_threads);
+  }
+
+  // The last logits of each chunk of `chunk` prompt tokens, then of 16 greedy
+  // steps fed the reference's tokens.
+  std::vector<std::vector<float>> run(Model& m, int64_t chunk) const {
+    std::unique_ptr<KvView> kv = cache_for(m);
+    std::vector<int32_t> ids = ref_.prompt_ids;
+    const int64_t n = static_cast<int64_t>(ids.size());
+    std::vector<std::vector<float>> out;
+    for (int64_t b = 0; b < n; b += chunk)
+      out.push_back(run_span(m, *kv, 0, ids, b, std::min(n, b + chunk)));
+    for (size_t s = 1; s < ref_.step_ids.size(); ++s) {
+      ids.push_back(ref_.step_ids[s - 1]);
+      const int64_t e = static_cast<int64_t>(ids.size());
+      out.push_back(run_span(m, *kv, 0, ids, e - 1, e));
+    }
+    return out;
+  }
+
+  Reference ref_;
+  std::unique_ptr<Model> base_;
+  std::unique_ptr<tp::TensorParallelModel> tp_;
+  float bound_ = 0.0f;
+};
+
+float max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  float m = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+TEST_P(TpParityTest, LogitsAndGreedyTokensMatchTheUnshardedModelAndTransformers) {
+  const int64_t chunk = 7, n = static_cast<int64_t>(ref_.prompt_ids.size());
+  const int64_t n_chunks = (n + chunk - 1) / chunk;
+  std::vector<std::vector<float>> got = run(*tp_, chunk), want = run(*base_, chunk);
+  ASSERT_EQ(got.size(), want.size());
+  float worst_base = 0.0f, worst_ref = 0.0f;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const int64_t k = static_cast<int64_t>(i);
+    const bool prompt = k < n_chunks;
+    const int64_t row = prompt ? std::min(n, (k + 1) * chunk) - 1 : k - n_chunks + 1;
+    const float d_ref = max_abs_diff(got[i], prompt ? ref_.prompt_logits : ref_.step_logits, row);
+    const float d_base = max_diff(got[i], want[i]);
+    worst_ref = std::max(worst_ref, d_ref);
+    worst_base = std::max(worst_base, d_base);
+    EXPECT_LE(d_base, bound_) << "against the unsharded model, output " << i;
+    EXPECT_LE(d_ref, bound_) << "against transformers, output " << i;
+    EXPECT_EQ(argmax(got[i]), argmax(want[i])) << "greedy token, output " << i;
+    if (!prompt) {
+      EXPECT_EQ(argmax(got[i]), ref_.step_ids[static_cast<size_t>(row)]) << "step " << row;
+    }
+  }
+  EXPECT_EQ(argmax(got[static_cast<size_t>(n_chunks) - 1]), ref_.step_ids[0]);
+  std::printf(
+      "[tp parity] %s/%s tp %d: max |d| vs unsharded %.3g = %.3g x max |logit|, "
+      "vs transformers %.3g x (bound %.0e)\n",
+      GetParam().family.c_str(), GetParam().weights.c_str(), GetParam().n_ranks, worst_base,
+      worst_base / ref_.max_abs_logit, worst_ref / ref_.max_abs_logit,
+      GetParam().weights == "f32" ? 1e-4 : 2e-2);
+}
+
+TEST_P(TpParityTest, OneRankEqualsTheUnshardedModelBitForBit) {
+  if (GetParam().n_ranks != 1) GTEST_SKIP() << "one rank only";
+  EXPECT_EQ(run(*tp_, 9), run(*base_, 9));
+}
+
+// DESIGN.md decision 7 at a fixed size: the same bits run to run, with another
+// thread count per rank, whole or chunked, alone or in a ragged batch.
+TEST_P(TpParityTest, BitwiseReproducible) {
+  std::vector<std::vector<float>> first = run(*tp_, 7);
+  EXPECT_EQ(run(*tp_, 7), first) << "second run";
+  EXPECT_EQ(run(*make_tp(GetParam().n_ranks * 2), 7), first) << "two threads per rank";
+
+  const auto& p = ref_.prompt_ids;
+  const int64_t n = static_cast<int64_t>(p.size());
+  std::unique_ptr<KvView> whole = cache_for(*tp_);
+  std::vector<float> alone = run_span(*tp_, *whole, 0, p, 0, n);
+  std::unique_ptr<KvView> ones = cache_for(*tp_);
+  std::vector<float> last;
+  for (int64_t b = 0; b < n; ++b) last = run_span(*tp_, *ones, 0, p, b, b + 1);
+  EXPECT_EQ(last, alone) << "whole prompt vs one token at a time";
+
+  std::unique_ptr<KvView> kv = cache_for(*tp_);
+  ForwardBatch b;  // 9 tokens of another sequence before the prompt
+  b.tokens.assign(p.begin(), p.begin() + 9);
+  b.tokens.insert(b.tokens.end(), p.begin(), p.end());
+  for (int64_t i = 0; i < 9; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  for (int64_t i = 0; i < n; ++i) b.positions.push_back(static_cast<int32_t>(i));
+  b.spans = {{1, 0, 9, false}, {0, 9, n, true}};
+  const int64_t vocab = tp_->config().vocab_size;
+  Tensor logits = Tensor::empty({1, vocab}, DType::kF32);
+  tp_->forward(b, *kv, logits);
+  EXPECT_EQ(std::vector<float>(logits.data<float>(), logits.data<float>() + vocab), alone)
+      << "alone vs in a ragged batch";
+}
+
+// Each rank's KV shard holds its own heads: a position costs its share of the
+// unsharded state's bytes (all of them for a replicated KV head).
+TEST_P(TpParityTest, EachRankHoldsItsOwnKvHeads) {
+  const ModelConfig& c = base_->config();
+  const int64_t whole = PagedKvState(c, {}).bytes_per_token(false);
+  std::vector<ModelConfig> shards = tp_->kv_shard_configs();
+  ASSERT_EQ(static_cast<int>(shards.size()), GetParam().n_ranks);
+  for (int r = 0; r < GetParam().n_ranks; ++r) {
+    const tp::RankShard& s = tp_->plan().ranks[static_cast<size_t>(r)];
+    EXPECT_EQ(shards[static_cast<size_t>(r)].n_kv_heads, s.kv_heads.size());
+    EXPECT_EQ(PagedKvState(shards[static_cast<size_t>(r)], {}).bytes_per_token(false),
+              whole * s.kv_heads.size() / c.n_kv_heads);
+  }
+  std::unique_ptr<KvView> plain = paged(c);
+  std::vector<int32_t> ids = {ref_.prompt_ids[0]};
+  if (GetParam().n_ranks > 1) {
+    EXPECT_THROW(run_span(*tp_, *plain, 0, ids, 0, 1), Error) << "an unsharded view is refused";
+  }
+}
+
+std::vector<TpCase> all_cases() {
+  std::vector<TpCase> out;
+  for (const char* f : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3"})
+    for (const char* w : {"f32", "bf16"})
+      for (int n : {1, 2, 4}) out.push_back({f, w, n});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, TpParityTest, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) {
+                           return info.param.family + "_" + info.param.weights + "_tp" +
+                                  std::to_string(info.param.n_ranks);
+                         });
+
+}  // namespace
+}  // namespace cairn::test
