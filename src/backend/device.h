@@ -42,6 +42,12 @@ class DeviceBackend {
   // so every backend fills the same values. For random weights and test inputs.
   virtual void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) = 0;
 
+  // The batch-invariant switch of this backend's matmul (docs/determinism.md),
+  // process-wide, on by default: on, a row's bits never depend on how many rows
+  // ran with it; off, faster kernels may change its last bits. Set it before a
+  // run, not while work is in flight. The CPU kernels are invariant either way.
+  virtual void set_batch_invariant(bool on) { (void)on; }
+
   // Graph capture: launches issued on `stream` between begin and end are recorded
   // instead of run; replay runs them again on the same memory.
   virtual bool supports_graphs() const = 0;
@@ -55,7 +61,8 @@ class DeviceBackend {
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
-inline float uniform_at(uint64_t seed, uint64_t i) {
+    inline float
+    uniform_at(uint64_t seed, uint64_t i) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

@@ -13,8 +13,8 @@
 #include "backend/cpu/machine_limits.h"
 #include "cli/bench_device.h"
 #include "cli/bench_load.h"
-#include "cli/device_flag.h"
 #include "cli/bench_model.h"
+#include "cli/device_flag.h"
 #include "cli/loaded_model.h"
 #include "cli/model_path.h"
 #include "cli/verbs.h"
@@ -209,6 +209,9 @@ void register_bench(CLI::App& app) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--prefill-tokens", f->gpu.prefill_tokens, "--device cuda: long-prompt length")
+      ->capture_default_str();
+  cmd->add_option("--long-context", f->gpu.long_context,
+                  "--device cuda: KV positions of the long-context decode")
       ->capture_default_str();
   cmd->callback([f] { run_bench(*f); });
 }

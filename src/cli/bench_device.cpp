@@ -118,26 +118,34 @@ struct Ctx {
   DeviceLimits lim;
 };
 
-// Decode of `n_seqs` sequences, each with prompt_tokens of context first.
-void bench_decode(const Ctx& x, Model& m, int32_t n_seqs) {
-  const ModelConfig& c = m.config();
-  const int32_t ctx = x.f.prompt_tokens;
-  DeviceKvCache kv(c, x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2);
-  for (int32_t g = 0; g < n_seqs; g += 16) step(m, kv, std::min(16, n_seqs - g), g, 0, ctx);
+// Median seconds of one decode step of n_seqs sequences over ctx positions of
+// random KV each (DeviceKvCache::fill_random: the values do not change the time).
+double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx) {
+  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2);
+  for (int32_t s = 0; s < n_seqs; ++s) kv.fill_random(s, ctx, 11 + static_cast<uint64_t>(s));
   step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
   std::vector<double> steps;
-  for (int32_t i = 1; i <= x.f.decode_tokens; ++i) steps.push_back(step(m, kv, n_seqs, 0, ctx + i, 1));
-  const double s = median(steps);
+  for (int32_t i = 1; i <= x.f.decode_tokens; ++i)
+    steps.push_back(step(m, kv, n_seqs, 0, ctx + i, 1));
+  return median(steps);
+}
+
+// Decode of n_seqs sequences at context ctx against the weights+KV roofline; returns tok/s.
+double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx) {
+  const ModelConfig& c = m.config();
+  const double s = decode_seconds(x, m, n_seqs, ctx);
   const double bytes = static_cast<double>(weight_bytes(c)) +
                        static_cast<double>(n_seqs) * (ctx + x.f.decode_tokens / 2.0) *
                            static_cast<double>(kv_bytes_per_token(c));
   const double roofline = n_seqs / (bytes / (x.lim.bandwidth_gbs * 1e9));
-  fmt::print("  decode  batch {:>4}: {:9.1f} tok/s ({:6.2f} ms/step) = {:5.1f}% of the "
-             "weights+KV roofline ({:.0f} tok/s)\n",
-             n_seqs, n_seqs / s, s * 1e3, 100.0 * n_seqs / s / roofline, roofline);
+  fmt::print(
+      "  decode  batch {:>4}, context {:>6}: {:9.1f} tok/s ({:6.2f} ms/step) = {:5.1f}% "
+      "of the weights+KV roofline ({:.0f} tok/s)\n",
+      n_seqs, ctx, n_seqs / s, s * 1e3, 100.0 * n_seqs / s / roofline, roofline);
+  return n_seqs / s;
 }
 
-void bench_prefill(const Ctx& x, Model& m) {
+double bench_prefill(const Ctx& x, Model& m) {
   const ModelConfig& c = m.config();
   const int32_t n = x.f.prefill_tokens;
   {
@@ -156,9 +164,27 @@ void bench_prefill(const Ctx& x, Model& m) {
   // q·k and p·v over the causal half: 2 × 2 × n²/2 × head_dim per head and layer.
   const double attn = 2.0 * n * static_cast<double>(n) * hd * c.n_heads * c.n_layers;
   const double flops = 2.0 * matmul * n + attn;
-  fmt::print("  prefill {:>6} tokens: {:9.0f} tok/s ({:7.1f} ms) = {:5.1f}% of the {} rate\n",
-             n, n / s, s * 1e3, 100.0 * flops / s / (x.lim.matmul_gflops * 1e9),
-             x.lim.matmul_what);
+  fmt::print("  prefill {:>6} tokens: {:9.0f} tok/s ({:7.1f} ms) = {:5.1f}% of the {} rate\n", n,
+             n / s, s * 1e3, 100.0 * flops / s / (x.lim.matmul_gflops * 1e9), x.lim.matmul_what);
+  return n / s;
+}
+
+// Decode at the long context (bf16 KV; quantized KV pages are CPU-only so far), and the
+// cost of the batch-invariant switch: decode at batch 1 and the long prefill with it off.
+void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
+  bench_decode(x, m, 1, x.f.long_context);
+  fmt::print("  decode  context {} with 8-bit or 4-bit KV: not built on the GPU yet\n",
+             x.f.long_context);
+  DeviceBackend& dev = device_backend(x.device.kind);
+  dev.set_batch_invariant(false);
+  fmt::print("  batch-invariant switch off:\n");
+  const double decode_off = bench_decode(x, m, 1, x.f.prompt_tokens);
+  const double prefill_off = bench_prefill(x, m);
+  dev.set_batch_invariant(true);
+  fmt::print(
+      "  cost of batch invariance: decode batch 1 {:+.1f}%, prefill {:+.1f}% "
+      "(goal <= 10%)\n",
+      100.0 * (decode_off / decode_on - 1.0), 100.0 * (prefill_off / prefill_on - 1.0));
 }
 
 }  // namespace
@@ -171,13 +197,15 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
     auto t0 = Clock::now();
     std::unique_ptr<Model> m = make_model(name, f.work_dir, device);
     const ModelConfig& c = m->config();
-    fmt::print("{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
-               "context {} + decode:\n",
-               name, weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
-               std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);
-    bench_decode(x, *m, 1);
-    for (int32_t b : f.batches) bench_decode(x, *m, b);
-    bench_prefill(x, *m);
+    fmt::print(
+        "{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
+        "decode from a context of {} random KV positions:\n",
+        name, weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
+        std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);
+    const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
+    for (int32_t b : f.batches) bench_decode(x, *m, b, f.prompt_tokens);
+    const double prefill = bench_prefill(x, *m);
+    if (name == f.shapes.front()) bench_extras(x, *m, decode1, prefill);
   }
 }
 

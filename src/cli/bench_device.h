@@ -1,7 +1,8 @@
 // `cairn bench --device cuda`: random bf16 weights of real shapes made on the
 // GPU (Llama-3.1-8B, Qwen3-8B, Gemma-3-12B), then decode at batch 1 and at
 // several batch sizes, and a long prefill, each figure against the limits
-// measured in the same run (copy bandwidth, cuBLAS bf16 GEMM rate).
+// measured in the same run (copy bandwidth, cuBLAS bf16 GEMM rate); for the
+// first shape also decode at a long context and the cost of batch invariance.
 #pragma once
 
 #include <string>
@@ -17,6 +18,7 @@ struct DeviceBenchFlags {
   int32_t decode_tokens = 32;     // decode steps timed (median)
   std::vector<int32_t> batches = {16, 64, 128};
   int32_t prefill_tokens = 8192;  // one long prompt
+  int32_t long_context = 32768;   // decode at batch 1 over this much KV (first shape only)
   std::string work_dir = "/tmp/cairn-bench";
 };
 

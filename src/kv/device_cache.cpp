@@ -35,6 +35,23 @@ int64_t DeviceKvCache::n_tokens(int32_t slot) const {
   return s.n_layer.empty() ? 0 : s.n_layer.back();
 }
 
+void DeviceKvCache::fill_random(int32_t slot, int64_t n_tokens, uint64_t seed) {
+  if (n_tokens < 0 || n_tokens > max_tokens_)
+    fail(ErrorCode::kOutOfMemory, "DeviceKvCache: {} positions asked, max {}", n_tokens,
+         max_tokens_);
+  Slot& s = slot_for(slot);
+  DeviceBackend& dev = device_backend(device_.kind);
+  for (size_t il = 0; il < s.k.size(); ++il) {
+    Tensor k = s.k[il].slice_rows(0, n_tokens), v = s.v[il].slice_rows(0, n_tokens);
+    dev.fill_uniform(k, seed + 2 * il, -1.0f, 1.0f);
+    dev.fill_uniform(v, seed + 2 * il + 1, -1.0f, 1.0f);
+    s.n_layer[il] = n_tokens;
+  }
+  s.positions.resize(static_cast<size_t>(n_tokens));
+  for (int64_t i = 0; i < n_tokens; ++i)
+    s.positions[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+}
+
 size_t DeviceKvCache::slot_bytes() const {
   return 2 * static_cast<size_t>(n_layers_) *
          dtype_bytes(dtype_, static_cast<size_t>(max_tokens_ * n_kv_heads_ * head_dim_));
@@ -85,9 +102,12 @@ void DeviceKvCache::append_and_attend(int il, const ForwardBatch& batch, const T
              "DeviceKvCache: slot {} expects position {}, the batch gives {}", span.seq_slot,
              len + i, batch.positions[static_cast<size_t>(b + i)]);
     if (il == 0)
-      for (int64_t i = 0; i < span.n_tokens; ++i) s.positions.push_back(static_cast<int32_t>(len + i));
-    store_rows(k.slice_rows(b, e), s.k[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
-    store_rows(v.slice_rows(b, e), s.v[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
+      for (int64_t i = 0; i < span.n_tokens; ++i)
+        s.positions.push_back(static_cast<int32_t>(len + i));
+    store_rows(k.slice_rows(b, e),
+               s.k[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
+    store_rows(v.slice_rows(b, e),
+               s.v[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
     len += span.n_tokens;
     std::span<const int32_t> q_pos(batch.positions.data() + b, static_cast<size_t>(span.n_tokens));
     std::span<const int32_t> kv_pos(s.positions.data(), static_cast<size_t>(len));

@@ -22,6 +22,10 @@ class DeviceKvCache final : public KvView {
 
   void reset(int32_t slot);
   int64_t n_tokens(int32_t slot) const;
+  // Benchmarks: makes `slot` hold n_tokens positions (0 .. n_tokens-1) of K and
+  // V uniform in [-1, 1) from `seed` in every layer, without computing them —
+  // a long context at the cost of a fill. Error(kOutOfMemory) past max_tokens.
+  void fill_random(int32_t slot, int64_t n_tokens, uint64_t seed);
   // Bytes one slot's buffers take once allocated.
   size_t slot_bytes() const;
 
@@ -32,9 +36,9 @@ class DeviceKvCache final : public KvView {
 
  private:
   struct Slot {
-    std::vector<Tensor> k, v;             // [n_layers] of [max_tokens, n_kv_heads, head_dim]
-    std::vector<int64_t> n_layer;         // [n_layers] rows written per layer
-    std::vector<int32_t> positions;       // 0, 1, ... for rows written by layer 0
+    std::vector<Tensor> k, v;        // [n_layers] of [max_tokens, n_kv_heads, head_dim]
+    std::vector<int64_t> n_layer;    // [n_layers] rows written per layer
+    std::vector<int32_t> positions;  // 0, 1, ... for rows written by layer 0
   };
   Slot& slot_for(int32_t seq_slot);
 

@@ -6,6 +6,7 @@
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
+#include "backend/cuda/matmul.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -59,14 +60,15 @@ class CudaDevice final : public DeviceBackend {
         !dst.is_contiguous())
       fail(ErrorCode::kInvalidArgument, "copy from {} to {}: shapes, dtypes or layouts differ",
            src.describe(), dst.describe());
-    CAIRN_CUDA_CHECK(
-        cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
+    CAIRN_CUDA_CHECK(cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
   }
   void synchronize(StreamId s) override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(of(s))); }
 
   void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) override {
     cuda::fill_uniform(t, seed, lo, hi);
   }
+
+  void set_batch_invariant(bool on) override { cuda::set_batch_invariant(on); }
 
   bool supports_graphs() const override { return true; }
   void begin_capture(StreamId s) override {
