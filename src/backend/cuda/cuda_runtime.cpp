@@ -11,11 +11,16 @@ namespace cairn::cuda {
 
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
+  // A failed allocation is not sticky but stays as the thread's last error, which the
+  // next check_launch would report as its own: clear it.
+  if (e == cudaErrorMemoryAllocation) cudaGetLastError();
   ErrorCode code = e == cudaErrorMemoryAllocation ? ErrorCode::kOutOfMemory : ErrorCode::kInternal;
   fail(code, "CUDA: {} failed: {} ({})", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
 
 bool device_present() {
   static const bool present = [] {
@@ -97,8 +102,8 @@ const void* upload(const void* host, size_t bytes) {
   CAIRN_CUDA_CHECK(cudaEventSynchronize(r.done[slot]));
   std::memcpy(r.pinned + slot * kSlotBytes, host, bytes);
   void* d = r.device + slot * kSlotBytes;
-  CAIRN_CUDA_CHECK(cudaMemcpyAsync(d, r.pinned + slot * kSlotBytes, bytes,
-                                   cudaMemcpyHostToDevice, stream()));
+  CAIRN_CUDA_CHECK(
+      cudaMemcpyAsync(d, r.pinned + slot * kSlotBytes, bytes, cudaMemcpyHostToDevice, stream()));
   CAIRN_CUDA_CHECK(cudaEventRecord(r.done[slot], stream()));
   return d;
 }
