@@ -64,8 +64,8 @@ std::vector<Case> cases() {
 }
 
 ops::AttentionParams params_for(const Case& c) {
-  // With a softcap, logits large enough to bend tanh.
-  const float scale = c.softcap > 0.0f ? 1.0f : 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  // With a softcap, logits large enough (up to ~20) to bend tanh.
+  const float scale = (c.softcap > 0.0f ? 4.0f : 1.0f) / std::sqrt(static_cast<float>(c.head_dim));
   return {scale, c.softcap, c.window};
 }
 
