@@ -1,12 +1,248 @@
-// Not built yet: raises Error(kUnsupported).
+// Causal attention on the GPU. Two ways to run the same arithmetic
+// (attention_tile.cuh, attention_math.cuh):
+//   split path  — few rows (decode): a thread block per (key split, KV head, 4 rows)
+//                 writes each split's partial (max, sum, acc) to a workspace; a
+//                 combine kernel folds them per row in split order.
+//   fused path  — many rows (prefill): a thread block per (16 rows, KV head) walks
+//                 every key split in order and folds each partial as it is done.
+// Which one runs changes the speed, never the bits: a row's splits, key blocks,
+// dot products and folds are the same code in the same order either way.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
 #include "backend/cuda/attention.h"
+#include "backend/cuda/attention_tile.cuh"
+#include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/op_errors.h"
 
 namespace cairn::cuda {
+namespace attn {
+namespace {
 
-void attention(const Tensor&, const Tensor&, const Tensor&, std::span<const int32_t>,
-               std::span<const int32_t>, const ops::AttentionParams&, Tensor&) {
-  unsupported("attention", "not built");
+constexpr int kSplitRows = 1;  // rows per warp, split path
+constexpr int kFusedRows = 4;  // rows per warp, fused path
+constexpr size_t kMaxWorkspace = size_t{256} << 20;
+
+template <typename T, int S>
+__global__ void __launch_bounds__(kThreads) split_kernel(Params p) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  BlockRows b;
+  b.kvh = blockIdx.y;
+  b.row0 = blockIdx.z * kWarps * kSplitRows;
+  RowInfo rows[kSplitRows];
+  setup_block<kSplitRows>(p, b, smem, smem + kWarps * kSplitRows * p.stride, rows);
+  RowState<S> st[kSplitRows];
+  const int split = blockIdx.x;
+  attend_split<T, kSplitRows, S>(p, b, smem, split, rows, st);
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int i = 0; i < kSplitRows; ++i) {
+    if (!rows[i].valid) continue;
+    const int64_t idx = rows[i].out * p.n_splits + split;
+    if (lane == 0) p.part_ml[2 * idx] = st[i].m, p.part_ml[2 * idx + 1] = st[i].l;
+    if (st[i].l == 0.0f) continue;  // the combine kernel skips empty partials
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      const int c = lane + 32 * s;
+      if (c < p.head_dim) p.part_acc[idx * p.head_dim + c] = st[i].acc[s];
+    }
+  }
+}
+
+// One warp per output row: folds the row's partials in split order.
+template <int S>
+__global__ void __launch_bounds__(kThreads) combine_kernel(Params p) {
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5);
+  if (row >= static_cast<int64_t>(p.n_q) * p.n_heads) return;
+  const int lane = threadIdx.x & 31;
+  RowState<S> total;
+  for (int split = 0; split < p.n_splits; ++split) {
+    const int64_t idx = row * p.n_splits + split;
+    RowState<S> part;
+    part.l = p.part_ml[2 * idx + 1];
+    if (part.l == 0.0f) continue;
+    part.m = p.part_ml[2 * idx];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      const int c = lane + 32 * s;
+      part.acc[s] = c < p.head_dim ? p.part_acc[idx * p.head_dim + c] : 0.0f;
+    }
+    fold(total, part);
+  }
+  finalize(total, p.head_dim, p.out + row * p.head_dim);
+}
+
+template <typename T, int S>
+__global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  BlockRows b;
+  b.kvh = blockIdx.y;
+  b.row0 = blockIdx.x * kWarps * kFusedRows;
+  RowInfo rows[kFusedRows];
+  setup_block<kFusedRows>(p, b, smem, smem + kWarps * kFusedRows * p.stride, rows);
+  RowState<S> total[kFusedRows];
+  for (int split = 0; split < p.n_splits; ++split) {
+    RowState<S> part[kFusedRows];
+    attend_split<T, kFusedRows, S>(p, b, smem, split, rows, part);
+#pragma unroll
+    for (int i = 0; i < kFusedRows; ++i) fold(total[i], part[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < kFusedRows; ++i)
+    if (rows[i].valid) finalize(total[i], p.head_dim, p.out + rows[i].out * p.head_dim);
+}
+
+size_t smem_bytes(int rows_per_warp, int stride) {
+  return static_cast<size_t>(kWarps * rows_per_warp + 2 * kKeyBlock) * stride * sizeof(float);
+}
+
+// Row stride in shared memory: head_dim rounded up to 4, then to an odd number
+// of 16-byte groups so that lanes 0-7 reading float4s of rows 0-7 hit 32 banks.
+int smem_stride(int head_dim) {
+  const int hd4 = (head_dim + 3) & ~3;
+  return (hd4 / 4) % 2 == 0 ? hd4 + 4 : hd4;
+}
+
+template <typename Kernel>
+void allow_smem(Kernel kernel, size_t bytes) {
+  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+}
+
+template <typename T, int S>
+void launch(const Params& p, bool split_path) {
+  const int max_stride = smem_stride(32 * S);
+  const int rows_per_head = p.n_q * p.group;
+  if (split_path) {
+    static const bool ready =
+        (allow_smem(split_kernel<T, S>, smem_bytes(kSplitRows, max_stride)), true);
+    (void)ready;
+    const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
+                    blocks_for(rows_per_head, kWarps * kSplitRows));
+    split_kernel<T, S><<<grid, kThreads, smem_bytes(kSplitRows, p.stride), stream()>>>(p);
+    check_launch("attention split_kernel");
+    combine_kernel<S>
+        <<<blocks_for(static_cast<int64_t>(p.n_q) * p.n_heads, kWarps), kThreads, 0, stream()>>>(p);
+    check_launch("attention combine_kernel");
+    return;
+  }
+  static const bool ready =
+      (allow_smem(fused_kernel<T, S>, smem_bytes(kFusedRows, max_stride)), true);
+  (void)ready;
+  const dim3 grid(blocks_for(rows_per_head, kWarps * kFusedRows),
+                  static_cast<unsigned>(p.n_kv_heads));
+  fused_kernel<T, S><<<grid, kThreads, smem_bytes(kFusedRows, p.stride), stream()>>>(p);
+  check_launch("attention fused_kernel");
+}
+
+template <typename T>
+void launch_dtype(const Params& p, bool split_path) {
+  if (p.head_dim <= 32) return launch<T, 1>(p, split_path);
+  if (p.head_dim <= 64) return launch<T, 2>(p, split_path);
+  if (p.head_dim <= 128) return launch<T, 4>(p, split_path);
+  launch<T, 8>(p, split_path);
+}
+
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, count = 0;
+    CAIRN_CUDA_CHECK(cudaGetDevice(&dev));
+    CAIRN_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+    return count;
+  }();
+  return n;
+}
+
+// The split path's partials: one buffer, grown on the stream, reused by every
+// call (calls are ordered on the one stream; the mutex orders the host side).
+struct Workspace {
+  std::mutex mutex;
+  void* data = nullptr;
+  size_t bytes = 0;
+
+  void* reserve(size_t need) {
+    if (need > bytes) {
+      if (data) CAIRN_CUDA_CHECK(cudaFreeAsync(data, stream()));
+      CAIRN_CUDA_CHECK(cudaMallocAsync(&data, need, stream()));
+      bytes = need;
+    }
+    return data;
+  }
+};
+
+Workspace& workspace() {
+  static Workspace* w = new Workspace();  // lives until exit: kernels may still use it
+  return *w;
+}
+
+// [n_key_blocks, 2]: the min and max position of each key block's keys.
+std::vector<int32_t> key_block_ranges(std::span<const int32_t> kv_positions) {
+  const size_t n = kv_positions.size();
+  std::vector<int32_t> r(2 * ((n + kKeyBlock - 1) / kKeyBlock));
+  for (size_t b = 0; b * kKeyBlock < n; ++b) {
+    const auto first = kv_positions.begin() + static_cast<ptrdiff_t>(b * kKeyBlock);
+    const auto last =
+        kv_positions.begin() + static_cast<ptrdiff_t>(std::min(n, (b + 1) * kKeyBlock));
+    const auto [lo, hi] = std::minmax_element(first, last);
+    r[2 * b] = *lo, r[2 * b + 1] = *hi;
+  }
+  return r;
+}
+
+}  // namespace
+}  // namespace attn
+
+void attention(const Tensor& q, const Tensor& k, const Tensor& v,
+               std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
+               const ops::AttentionParams& ap, Tensor& out) {
+  using namespace attn;
+  Params p{};
+  p.n_q = static_cast<int>(q.dim(0)), p.n_heads = static_cast<int>(q.dim(1));
+  p.head_dim = static_cast<int>(q.dim(2));
+  p.n_kv = static_cast<int>(k.dim(0)), p.n_kv_heads = static_cast<int>(k.dim(1));
+  if (p.head_dim > kMaxHeadDim)
+    unsupported("attention", "head_dim " + std::to_string(p.head_dim) + " > 256");
+  if (p.n_q == 0 || p.head_dim == 0) return;
+  p.group = p.n_heads / p.n_kv_heads;
+  p.n_splits = (p.n_kv + kSplitKeys - 1) / kSplitKeys;
+  p.stride = smem_stride(p.head_dim);
+  p.scale = ap.scale, p.softcap = ap.softcap, p.window = ap.window;
+  const size_t esize = k.dtype() == DType::kF32 ? 4 : 2;
+  p.vec_loads = (p.head_dim * esize) % 16 == 0 && reinterpret_cast<uintptr_t>(k.raw()) % 16 == 0 &&
+                reinterpret_cast<uintptr_t>(v.raw()) % 16 == 0;
+  p.q = q.data<float>(), p.k = k.raw(), p.v = v.raw(), p.out = out.data<float>();
+
+  std::lock_guard<std::mutex> lock(workspace().mutex);
+  p.q_pos = upload(q_positions);
+  p.kv_pos = upload(kv_positions);
+  const std::vector<int32_t> ranges = key_block_ranges(kv_positions);
+  p.block_range = upload(std::span<const int32_t>(ranges));
+
+  const int64_t rows_per_head = static_cast<int64_t>(p.n_q) * p.group;
+  const int64_t fused_blocks =
+      p.n_kv_heads * ((rows_per_head + kWarps * kFusedRows - 1) / (kWarps * kFusedRows));
+  const size_t ws_floats = static_cast<size_t>(p.n_q) * p.n_heads * p.n_splits * (p.head_dim + 2);
+  const bool split_path =
+      p.n_splits > 1 && fused_blocks < 2 * sm_count() && ws_floats * sizeof(float) <= kMaxWorkspace;
+  if (split_path) {
+    float* ws = static_cast<float*>(workspace().reserve(ws_floats * sizeof(float)));
+    p.part_ml = ws;
+    p.part_acc = ws + static_cast<size_t>(p.n_q) * p.n_heads * p.n_splits * 2;
+  }
+  switch (k.dtype()) {
+    case DType::kF32:
+      return launch_dtype<float>(p, split_path);
+    case DType::kBF16:
+      return launch_dtype<__nv_bfloat16>(p, split_path);
+    case DType::kF16:
+      return launch_dtype<__half>(p, split_path);
+    default:
+      unsupported("attention", "K/V dtype");
+  }
 }
 
 }  // namespace cairn::cuda

@@ -1,0 +1,123 @@
+// Device pieces of the CUDA attention (attention.cu): the arithmetic every
+// (query, head) row goes through, whichever kernel runs it.
+//
+// Reduction scheme (docs/determinism.md, "CUDA backend: attention"): keys are cut
+// into key blocks of 32 and key splits of kSplitKeys, both counted from key 0. In
+// a key block lane j owns key j: it computes q·k over head_dim in index order
+// with fused multiply-adds; the block's max is exact, its Σexp a fixed xor-shuffle
+// tree; the weighted sum adds p_j v_j key by key, lane l owning dims l, l+32, ….
+// Each split starts its own online softmax; the splits' partial (max, sum, acc)
+// are folded left to right in split order. Every operation whose rounding matters
+// is an explicit intrinsic (__fmaf_rn, __fmul_rn, …) so the compiler cannot fuse
+// it differently in different kernels; the file is also compiled with -fmad=false.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace cairn::cuda::attn {
+
+constexpr int kKeyBlock = 32;    // keys per key block (one per lane)
+constexpr int kSplitKeys = 128;  // keys per key split
+constexpr int kBlocksPerSplit = kSplitKeys / kKeyBlock;
+constexpr int kWarps = 4;  // warps per thread block
+constexpr int kThreads = kWarps * 32;
+constexpr int kMaxHeadDim = 256;
+constexpr unsigned kFull = 0xffffffffu;
+
+// Everything a kernel needs; device pointers except scalars.
+struct Params {
+  const float* q;  // [n_q, n_heads, head_dim]
+  const void* k;   // [n_kv, n_kv_heads, head_dim], dtype of the kernel
+  const void* v;
+  float* out;                  // [n_q, n_heads, head_dim]
+  const int32_t* q_pos;        // [n_q]
+  const int32_t* kv_pos;       // [n_kv]
+  const int32_t* block_range;  // [n_key_blocks, 2]: min and max key position per key block
+  float* part_acc;             // [n_q * n_heads, n_splits, head_dim] (split path)
+  float* part_ml;              // [n_q * n_heads, n_splits, 2]: max, sum (split path)
+  int n_q, n_heads, n_kv_heads, group, head_dim, n_kv, n_splits;
+  int stride;      // shared-memory row stride in floats (head_dim padded)
+  bool vec_loads;  // K/V rows may be read with 16-byte loads
+  float scale, softcap;
+  int window;
+};
+
+// The online-softmax state of one row: lane l holds acc for dims l + 32 i,
+// i < S (S = head_dim / 32 rounded up to 1, 2, 4 or 8).
+template <int S>
+struct RowState {
+  float m = -INFINITY;  // running max of the logits
+  float l = 0.0f;       // running Σ exp(logit − m); 0 means no key seen
+  float acc[S] = {};
+};
+
+__device__ __forceinline__ bool visible(int32_t q_pos, int32_t kv_pos, int32_t window) {
+  return kv_pos <= q_pos &&
+         (window <= 0 || static_cast<int64_t>(kv_pos) > static_cast<int64_t>(q_pos) - window);
+}
+
+__device__ __forceinline__ float warp_max(float x) {
+  for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(kFull, x, o));
+  return x;
+}
+
+// Xor butterfly: every lane ends with the same bits (each step adds the same pair
+// in both lanes, and addition commutes), a fixed function of the 32 lane values.
+__device__ __forceinline__ float warp_sum(float x) {
+  for (int o = 16; o > 0; o >>= 1) x = __fadd_rn(x, __shfl_xor_sync(kFull, x, o));
+  return x;
+}
+
+__device__ __forceinline__ float logit(float dot, const Params& p) {
+  float s = __fmul_rn(dot, p.scale);
+  if (p.softcap > 0.0f) s = __fmul_rn(p.softcap, tanhf(__fdiv_rn(s, p.softcap)));
+  return s;
+}
+
+// Folds a split's partial into the running state (split order, left to right).
+template <int S>
+__device__ __forceinline__ void fold(RowState<S>& t, const RowState<S>& part) {
+  if (part.l == 0.0f) return;
+  if (t.l == 0.0f) {
+    t = part;
+    return;
+  }
+  const float m = fmaxf(t.m, part.m);
+  const float a = expf(__fsub_rn(t.m, m)), b = expf(__fsub_rn(part.m, m));
+  t.l = __fmaf_rn(t.l, a, __fmul_rn(part.l, b));
+#pragma unroll
+  for (int i = 0; i < S; ++i) t.acc[i] = __fmaf_rn(t.acc[i], a, __fmul_rn(part.acc[i], b));
+  t.m = m;
+}
+
+// Writes acc / l for this lane's dims (zeros when no key was visible).
+template <int S>
+__device__ __forceinline__ void finalize(const RowState<S>& st, int head_dim, float* out_row) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int i = 0; i < S; ++i) {
+    const int c = lane + 32 * i;
+    if (c < head_dim) out_row[c] = st.l > 0.0f ? __fdiv_rn(st.acc[i], st.l) : 0.0f;
+  }
+}
+
+// One key block's logits for a row: updates max and sum, rescales acc, and
+// returns this lane's weight exp(s − m) (0 for a masked key or a skipped block).
+template <int S>
+__device__ __forceinline__ float softmax_step(RowState<S>& st, float s) {
+  const float bmax = warp_max(s);
+  if (bmax == -INFINITY) return 0.0f;  // no visible key: the block changes nothing
+  const float m = fmaxf(st.m, bmax);
+  const float r = expf(__fsub_rn(st.m, m));
+  const float e = expf(__fsub_rn(s, m));
+  st.l = __fmaf_rn(st.l, r, warp_sum(e));
+#pragma unroll
+  for (int i = 0; i < S; ++i) st.acc[i] = __fmul_rn(st.acc[i], r);
+  st.m = m;
+  return e;
+}
+
+}  // namespace cairn::cuda::attn
