@@ -1,19 +1,22 @@
 // cairn generate [--model PATH] [--max-tokens N] [--temperature T] [--top-p P]
 //                [--top-k K] [--min-p P] [--seed S] [--chat]
-//                [--kv-bits 4|8 --kv-group-size G --kv-quant-start N | --kv-config] PROMPT
+//                [--kv-bits 4|8 --kv-group-size G --kv-quant-start N | --kv-config]
+//                [--tensor-parallel N] PROMPT
 // Streams the completion to stdout; prompt and generation speed go to stderr.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <random>
 
-#include "cli/engine_flags.h"
 #include "cli/device_flag.h"
+#include "cli/engine_flags.h"
 #include "cli/loaded_model.h"
 #include "cli/sampling_flags.h"
 #include "cli/verbs.h"
+#include "core/error.h"
 #include "engine/generate.h"
 #include "model/config.h"
+#include "model/tp/tensor_parallel_model.h"
 #include "server/prompt_ids.h"
 
 namespace cairn {
@@ -29,7 +32,21 @@ struct GenerateFlags {
   int threads = 0;
   KvFlags kv;
   std::string device = "auto";
+  int tensor_parallel = 1;
 };
+
+// Places the model: split over --tensor-parallel ranks (CPU threads; `auto`
+// then means the CPU), else moved to --device.
+void place_model(LoadedModel& m, const GenerateFlags& f) {
+  if (f.tensor_parallel == 1) {
+    m.model->to_device(resolve_device(f.device));
+    return;
+  }
+  if (f.device == "cuda")
+    fail(ErrorCode::kUnsupported,
+         "--tensor-parallel runs its ranks on CPU threads; use --device cpu");
+  m.model = tp::make_tensor_parallel(std::move(m.model), f.tensor_parallel);
+}
 
 void print_stats(const GenerateRequest& req, const GenerateResult& res) {
   double n_prompt = static_cast<double>(req.prompt_ids.size());
@@ -44,7 +61,7 @@ void print_stats(const GenerateRequest& req, const GenerateResult& res) {
 void run_generate(GenerateFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
-  m.model->to_device(resolve_device(f.device));
+  place_model(m, f);
   GenerateRequest req;
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
@@ -85,6 +102,10 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_kv_flags(*cmd, f->kv);
   add_device_flag(*cmd, f->device);
+  cmd->add_option("--tensor-parallel", f->tensor_parallel,
+                  "split heads, KV heads, MLP rows and vocabulary over N ranks (CPU threads)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });
 }
