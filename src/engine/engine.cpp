@@ -30,6 +30,9 @@ EngineStats Engine::stats() const {
 CacheFlush Engine::flush_cache(std::chrono::milliseconds timeout) {
   return loop_->flush_cache(timeout);
 }
+CacheFlush Engine::close(std::chrono::milliseconds timeout) {
+  return loop_->close(timeout);
+}
 const ModelConfig& Engine::model_config() const {
   return loop_->config();
 }

@@ -36,6 +36,10 @@ struct EngineOptions {
   int64_t ssd_cache_max_bytes = int64_t{16} << 30;
   int64_t spill_queue_bytes = int64_t{256} << 20;  // write-behind cap
   int32_t restore_threads = 4;                     // SSD reads in flight
+  // Generation checkpoints (needs ssd_cache_dir): every N emitted tokens a
+  // running generation's state goes to disk, and an identical request after a
+  // crash or restart resumes it (docs/durability.md). 0 = off.
+  int32_t generation_checkpoint_tokens = 0;
   // Names the weights, config and tokenizer: folded into prefix-cache keys so
   // two models never share pages (registry: model_fingerprint()).
   std::string model_fingerprint;
@@ -59,6 +63,12 @@ struct EngineStats {
   double ssd_restore_seconds = 0;
   int64_t spill_pending_items = 0, spill_pending_bytes = 0;
   int64_t spill_written = 0, spill_dropped = 0, spill_failed = 0;
+  // Generation checkpoints (zero without --generation-checkpoint).
+  int64_t checkpoint_files = 0;
+  int64_t checkpoints_written = 0;  // checkpoint files written durably
+  int64_t checkpoints_resumed = 0;  // requests that resumed one
+  int64_t checkpoints_failed = 0;   // writes or removals that failed
+  int64_t checkpoints_corrupt = 0;  // files that failed a check: missed and removed
 };
 
 // What flush_cache found: everything enqueued before the call is on disk, or why not.
@@ -94,6 +104,11 @@ class Engine {
   // Waits up to timeout until every page spilled so far is durable on the SSD
   // tier. Not durable (with the reason) when there is no SSD tier.
   CacheFlush flush_cache(std::chrono::milliseconds timeout);
+  // Shutdown: cancels what is in flight (their checkpoints stay), stops the
+  // engine thread, spills every cached page to the SSD tier and waits up to
+  // timeout for the write-behind queues. What did not make it is reported.
+  // Later calls, and the destructor (which closes with 60 s), do nothing more.
+  CacheFlush close(std::chrono::milliseconds timeout);
   const EngineOptions& options() const { return options_; }
   const ModelConfig& model_config() const;
 

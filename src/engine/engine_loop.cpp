@@ -47,12 +47,20 @@ Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOp
       sched_(scheduler_options(o)) {
   row_.resize(static_cast<size_t>(model.config().vocab_size));
   stats_.kv_bytes_budget = kv_.pool().budget_bytes();
-  open_tiers(scheme_of(model, o));
+  scheme_ = scheme_of(model, o);
+  open_tiers(scheme_);
+  open_checkpoints();
   update_stats();
   thread_ = std::thread([this] { run(); });
 }
 
 Engine::Loop::~Loop() {
+  close(std::chrono::seconds(60));
+}
+
+CacheFlush Engine::Loop::close(std::chrono::milliseconds timeout) {
+  if (closed_) return {false, false, 0, 0, 0, 0, "the engine is closed"};
+  closed_ = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -61,7 +69,7 @@ Engine::Loop::~Loop() {
   }
   wake_.notify_all();
   thread_.join();
-  close_tiers();
+  return close_tiers(timeout);
 }
 
 std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
@@ -71,11 +79,16 @@ std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
   auto a = std::make_unique<ActiveRequest>();
   a->seq.n_prompt = static_cast<int64_t>(r.prompt_ids.size());
   a->seq.tokens = r.prompt_ids;
-  a->seq.seed = r.seed.value_or(engine_chosen_seed());
+  if (!r.seed) r.seed_chosen = true;
+  a->resume = find_checkpoint(*a, r);
+  a->seq.seed =
+      a->resume && r.seed_chosen ? a->resume->seed : r.seed.value_or(engine_chosen_seed());
   r.sampling.seed = a->seq.seed;
   r.processors.eos_ids = r.stop_ids;
   a->output = std::make_unique<SeqOutput>(tokenizer_, r);
   a->seq.request = std::move(r);
+  Event replayed;
+  if (a->resume) replayed = replay(*a);
   std::shared_ptr<RequestStream> stream;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -87,6 +100,7 @@ std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
     }
     a->seq.id = a->seq.arrival = next_id_++;
     stream = a->stream = std::make_shared<RequestStream>(a->seq.id, a->seq.seed);
+    if (a->resume) stream->push(std::move(replayed));  // before any new token
     inbox_.push_back(std::move(a));
     ++n_waiting_;
     ++n_in_flight_;
@@ -156,6 +170,7 @@ bool Engine::Loop::take_inbox() {
     std::unique_ptr<ActiveRequest> a = std::move(inbox_.front());
     inbox_.pop_front();
     ActiveRequest& added = *a;
+    if (a->resume) ++counts_.checkpoints_resumed;
     active_.emplace(a->seq.id, std::move(a));
     if (!begin_restore(added)) sched_.enqueue(&added.seq);
   }

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/seq_output.h"
 #include "kv/paged_kv.h"
+#include "prefix/checkpoint_store.h"
 #include "prefix/prefix_cache.h"
 #include "prefix/spill_queue.h"
 #include "prefix/ssd_restorer.h"
@@ -30,6 +31,16 @@ struct ActiveRequest {
   PublishCursor cursor;     // prefix-cache publishing of its full pages
   bool quantized = false;   // the namespace its pages publish under
   int32_t stop_index = -1;  // the stop string that ended it
+  bool finished = false;    // finish() ran (its final event may wait on a checkpoint removal)
+  // Generation checkpoints (engine_checkpoint.cpp); ckpt_key empty: off.
+  PageKey ckpt_key;
+  bool ckpt_on_disk = false;  // the key may have checkpoints on disk: its end removes them
+  std::shared_ptr<const Checkpoint> resume;  // the checkpoint it resumes, until restored
+  std::vector<CheckpointPage> ckpt_pages;    // full pages its checkpoints listed, first first
+  bool ckpt_quantized = false;               // their format
+  int64_t ckpt_step = 0;                     // the step of its newest checkpoint
+  std::vector<float> logprobs;               // [n_generated] when checkpointing
+  std::vector<std::vector<SavedLogprob>> top;
 };
 
 class Engine::Loop {
@@ -44,6 +55,7 @@ class Engine::Loop {
   int64_t n_in_flight() const;
   EngineStats stats() const;
   CacheFlush flush_cache(std::chrono::milliseconds timeout);
+  CacheFlush close(std::chrono::milliseconds timeout);
   const ModelConfig& config() const { return model_.config(); }
 
  private:
@@ -62,6 +74,7 @@ class Engine::Loop {
   // SSD tier (engine_tiers.cpp).
   struct Tier {
     std::unique_ptr<SsdTier> ssd;
+    std::unique_ptr<SsdTier> ckpt_pages;  // pages holding emitted tokens (checkpoints only)
     std::unique_ptr<SsdRestorer> restorer;
     PageKey ns;
   };
@@ -69,15 +82,35 @@ class Engine::Loop {
     uint64_t id = 0;
     Tier* tier = nullptr;
     std::shared_ptr<RestoreHandle> handle;
+    // A checkpoint's pages: their keys in the RAM tier's namespace (pages from
+    // first_page on); the records must hold the request's tokens there.
+    std::vector<PageKey> rekey;
+    int64_t first_page = 0;
+    PageKey parent;  // of the first page
   };
   void open_tiers(const std::string& scheme);
-  void close_tiers();
+  CacheFlush close_tiers(std::chrono::milliseconds timeout);
   Tier* tier_for(const PageKey& ns);
   // Starts restoring a new request's prefix past what RAM holds; false when
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
   void poll_restores();  // queues the requests whose restores settled
+  bool rekey_restored(const Restore& r, size_t i, const ActiveRequest& a, PageRecord& rec) const;
   void fill_tier_stats(EngineStats& s) const;
+  // Generation checkpoints (engine_checkpoint.cpp).
+  void open_checkpoints();
+  // Caller's thread, at submit: the checkpoint an identical request left, when
+  // it fits r (its seed, prompt and limits); disk I/O, never on the engine thread.
+  std::shared_ptr<const Checkpoint> find_checkpoint(ActiveRequest& a, const Request& r);
+  // Feeds a resumed request's saved tokens to its output; the event that replays them.
+  Event replay(ActiveRequest& a) const;
+  void note_sampled(ActiveRequest& a, const SampleResult& sr);
+  void checkpoint(ActiveRequest& a);
+  std::vector<PageKey> chain_keys(const ActiveRequest& a, const PageKey& ns, int64_t n) const;
+  bool begin_resume_restore(ActiveRequest& a);
+  // Pushes a's final event, after a durable removal of its key's checkpoints
+  // when it finished (so no finished answer is ever resumed).
+  void deliver_final(ActiveRequest& a, Event e);
   ActiveRequest& active(const Sequence* s);
 
   Model& model_;
@@ -91,6 +124,11 @@ class Engine::Loop {
   std::unordered_map<uint64_t, std::unique_ptr<ActiveRequest>> active_;  // engine thread only
   std::vector<Tier> tiers_;                                              // full, then quantized
   std::unique_ptr<SpillQueue> spill_;
+  std::string scheme_;  // the KV scheme's name (namespaces, checkpoint keys)
+  std::unique_ptr<CheckpointStore> ckpt_store_;
+  std::unique_ptr<SpillQueue> ckpt_queue_;  // checkpoint writes and removals, in order
+  BufferPool ckpt_copies_{int64_t{64} << 20};
+  bool closed_ = false;
   std::vector<Restore> restoring_;
   std::vector<float> row_;  // [vocab] scratch
   EngineStats counts_;      // engine-thread counters, copied into stats_ by update_stats()

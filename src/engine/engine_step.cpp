@@ -43,6 +43,7 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
       sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), r.logprobs);
   s.tokens.push_back(sr.id);
   ++counts_.generated_tokens;
+  note_sampled(a, sr);
   Event e;
   e.tokens.push_back({sr.id, sr.logprob, r.logprobs > 0 ? sr.top : std::vector<TokenLogprob>{}});
   SeqOutput::Delta d = a.output->feed(sr.id);
@@ -59,6 +60,8 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
     return;
   }
   a.stream->push(std::move(e));
+  const int32_t every = options_.generation_checkpoint_tokens;
+  if (ckpt_store_ && every > 0 && s.n_generated() % every == 0) checkpoint(a);
 }
 
 // Names the sequence's newly full pages in the prefix cache. A sequence that
@@ -78,7 +81,12 @@ void Engine::Loop::publish(ActiveRequest& a) {
 // later (finish may run while active_ is being walked).
 void Engine::Loop::finish(ActiveRequest& a, FinishReason why, std::string error) {
   Sequence& s = a.seq;
-  if (a.stream->done()) return;
+  if (a.finished) return;
+  a.finished = true;
+  // A cancelled generation keeps where it stands: an identical request resumes it.
+  if (why == FinishReason::kCancelled && ckpt_store_ && s.slot >= 0 && s.n_generated() > 0 &&
+      s.n_computed + 1 == static_cast<int64_t>(s.tokens.size()) && s.n_generated() > a.ckpt_step)
+    checkpoint(a);
   if (s.slot >= 0) kv_.free_sequence(s.slot);
   sched_.remove(&s);
   Event e;
@@ -86,8 +94,8 @@ void Engine::Loop::finish(ActiveRequest& a, FinishReason why, std::string error)
   e.finish = why;
   e.error = std::move(error);
   e.stop_index = a.stop_index;
-  e.usage = {s.n_prompt, std::max<int64_t>(s.n_generated(), 0), s.n_cached};
-  a.stream->push(std::move(e));
+  e.usage = {s.n_prompt, std::max<int64_t>(s.n_generated(), 0), std::min(s.n_cached, s.n_prompt)};
+  deliver_final(a, std::move(e));
   ++counts_.requests_finished;
   counts_.prompt_tokens += s.n_prompt;
   std::lock_guard<std::mutex> lock(mu_);
@@ -102,7 +110,7 @@ void Engine::Loop::fail_running(const std::string& error) {
 }
 
 void Engine::Loop::reap() {
-  std::erase_if(active_, [](const auto& kv) { return kv.second->stream->done(); });
+  std::erase_if(active_, [](const auto& kv) { return kv.second->finished; });
 }
 
 void Engine::Loop::update_stats() {

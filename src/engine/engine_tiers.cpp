@@ -10,15 +10,43 @@
 
 namespace cairn {
 
+namespace {
+
+// Folds one queue's flush into what the engine reports.
+void add_flush(CacheFlush& out, const FlushResult& f) {
+  out.durable = out.durable && f.durable;
+  out.timed_out = out.timed_out || f.timed_out;
+  out.pending_items += f.pending_items, out.pending_bytes += f.pending_bytes;
+  out.dropped += f.dropped, out.failed += f.failed;
+  if (!f.last_error.empty()) out.error = f.last_error;
+}
+
+std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
+  return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - std::chrono::steady_clock::now()),
+                  std::chrono::milliseconds(0));
+}
+
+}  // namespace
+
 void Engine::Loop::open_tiers(const std::string& scheme) {
   if (options_.ssd_cache_dir.empty() || !cache_) return;
   const int64_t n_tiers = kv_.quant_scheme().enabled() ? 2 : 1;
+  // With checkpoints on, their pages (those holding emitted tokens) take a
+  // quarter of the cap in tiers of their own namespace.
+  const bool ckpt = options_.generation_checkpoint_tokens > 0;
+  const int64_t cap = options_.ssd_cache_max_bytes / n_tiers;
   for (int64_t i = 0; i < n_tiers; ++i) {
-    TierNamespace ns{options_.model_fingerprint, scheme + (i == 0 ? "|full" : "|quant")};
+    const std::string format = scheme + (i == 0 ? "|full" : "|quant");
+    TierNamespace ns{options_.model_fingerprint, format};
     Tier t;
     t.ns = ns.key();
-    t.ssd = std::make_unique<SsdTier>(options_.ssd_cache_dir,
-                                      options_.ssd_cache_max_bytes / n_tiers, std::move(ns));
+    t.ssd = std::make_unique<SsdTier>(options_.ssd_cache_dir, ckpt ? cap - cap / 4 : cap,
+                                      std::move(ns));
+    if (ckpt)
+      t.ckpt_pages = std::make_unique<SsdTier>(
+          options_.ssd_cache_dir, std::max<int64_t>(cap / 4, 1),
+          TierNamespace{options_.model_fingerprint, format, "checkpoint"});
     t.restorer = std::make_unique<SsdRestorer>(*t.ssd, std::max(options_.restore_threads, 1));
     tiers_.push_back(std::move(t));
   }
@@ -29,11 +57,17 @@ void Engine::Loop::open_tiers(const std::string& scheme) {
 }
 
 // After the engine thread stopped: every cached page goes to disk, then the
-// queue drains (bounded, so a dead disk cannot hold the exit).
-void Engine::Loop::close_tiers() {
-  if (!spill_) return;
-  cache_->evict_all();
-  spill_->drain(std::chrono::seconds(60));
+// queues drain within timeout (a dead disk cannot hold the exit).
+CacheFlush Engine::Loop::close_tiers(std::chrono::milliseconds timeout) {
+  if (!spill_ && !ckpt_queue_) return {false, false, 0, 0, 0, 0, "there is no SSD tier"};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  CacheFlush out{true, false, 0, 0, 0, 0, ""};
+  if (ckpt_queue_) add_flush(out, ckpt_queue_->drain(left_until(deadline)));
+  if (spill_) {
+    cache_->evict_all();
+    add_flush(out, spill_->drain(left_until(deadline)));
+  }
+  return out;
 }
 
 Engine::Loop::Tier* Engine::Loop::tier_for(const PageKey& ns) {
@@ -44,6 +78,7 @@ Engine::Loop::Tier* Engine::Loop::tier_for(const PageKey& ns) {
 
 bool Engine::Loop::begin_restore(ActiveRequest& a) {
   if (tiers_.empty()) return false;
+  if (a.resume && begin_resume_restore(a)) return true;
   const int64_t page = kv_.page_tokens();
   const int64_t max_pages = (static_cast<int64_t>(a.seq.tokens.size()) - 1) / page;
   const PrefixMatch ram = budget_.match(a.seq);
@@ -71,7 +106,7 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
 void Engine::Loop::poll_restores() {
   std::erase_if(restoring_, [&](Restore& r) {
     const auto it = active_.find(r.id);
-    if (it == active_.end() || it->second->stream->done()) {  // cancelled meanwhile
+    if (it == active_.end() || it->second->finished) {  // cancelled meanwhile
       r.handle->cancel();
       return true;
     }
@@ -79,19 +114,25 @@ void Engine::Loop::poll_restores() {
     const size_t n = r.handle->ready_prefix();
     for (size_t i = 0; i < n; ++i) {
       SsdRead read = r.handle->take(i);
-      if (!read.record || !cache_->insert_restored(r.tier->ns, *read.record)) break;
+      if (!read.record) break;
+      if (!r.rekey.empty() && !rekey_restored(r, i, *it->second, *read.record)) break;
+      if (!cache_->insert_restored(r.tier->ns, *read.record)) break;
       ++counts_.ssd_restored_pages;
     }
+    it->second->resume.reset();
     sched_.enqueue(&it->second->seq);
     return true;
   });
 }
 
 CacheFlush Engine::Loop::flush_cache(std::chrono::milliseconds timeout) {
-  if (!spill_) return {false, false, 0, 0, 0, 0, "there is no SSD tier (--ssd-cache)"};
-  const FlushResult f = spill_->flush(timeout);
-  return {f.durable, f.timed_out, f.pending_items, f.pending_bytes,
-          f.dropped, f.failed,    f.last_error};
+  if (!spill_ && !ckpt_queue_)
+    return {false, false, 0, 0, 0, 0, "there is no SSD tier (--ssd-cache)"};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  CacheFlush out{true, false, 0, 0, 0, 0, ""};
+  for (SpillQueue* q : {ckpt_queue_.get(), spill_.get()})
+    if (q) add_flush(out, q->flush(left_until(deadline)));
+  return out;
 }
 
 void Engine::Loop::fill_tier_stats(EngineStats& s) const {
@@ -102,6 +143,13 @@ void Engine::Loop::fill_tier_stats(EngineStats& s) const {
     s.ssd_corrupt += ts.corrupt;
     s.ssd_restore_bytes += ts.restore_bytes;
     s.ssd_restore_seconds += ts.restore_seconds;
+  }
+  if (ckpt_store_) {
+    const CheckpointStoreStats cs = ckpt_store_->stats();
+    s.checkpoint_files = cs.files;
+    s.checkpoints_written = cs.writes;
+    s.checkpoints_failed = cs.write_failures;
+    s.checkpoints_corrupt = cs.corrupt;
   }
   if (!spill_) return;
   const SpillStats sp = spill_->stats();

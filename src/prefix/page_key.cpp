@@ -22,7 +22,7 @@ void put_string(std::vector<uint8_t>& out, std::string_view s) {
   out.insert(out.end(), s.begin(), s.end());
 }
 
-PageKey hash_bytes(const std::vector<uint8_t>& bytes) {
+PageKey hash_bytes(std::span<const uint8_t> bytes) {
   const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
   PageKey k{h.high64, h.low64};
   if (k.empty()) k.lo = 1;  // empty means "no key"
@@ -30,6 +30,10 @@ PageKey hash_bytes(const std::vector<uint8_t>& bytes) {
 }
 
 }  // namespace
+
+PageKey content_key(std::span<const uint8_t> bytes) {
+  return hash_bytes(bytes);
+}
 
 PageKey namespace_key(std::string_view model_fingerprint, std::string_view kv_scheme,
                       std::string_view tag) {

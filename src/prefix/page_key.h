@@ -22,4 +22,8 @@ PageKey namespace_key(std::string_view model_fingerprint, std::string_view kv_sc
 // (ns, parent, tokens as little-endian int32). Never empty.
 PageKey page_key(const PageKey& ns, const PageKey& parent, std::span<const int32_t> tokens);
 
+// A key naming arbitrary bytes (XXH3-128; never empty): generation
+// checkpoints name a canonical request with it.
+PageKey content_key(std::span<const uint8_t> bytes);
+
 }  // namespace cairn

@@ -6,8 +6,14 @@
 
 namespace cairn {
 
-RestoreHandle::RestoreHandle(std::vector<PageKey> keys)
-    : keys_(std::move(keys)), results_(keys_.size()), settled_(keys_.size(), false) {}
+RestoreHandle::RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers)
+    : keys_(std::move(keys)),
+      tiers_(std::move(tiers)),
+      results_(keys_.size()),
+      settled_(keys_.size(), false) {
+  CAIRN_CHECK(tiers_.empty() || tiers_.size() == keys_.size(), "{} tiers for {} pages",
+              tiers_.size(), keys_.size());
+}
 
 bool RestoreHandle::done() const {
   std::lock_guard lock(mu_);
@@ -70,8 +76,9 @@ SsdRestorer::~SsdRestorer() {
   for (std::thread& t : threads_) t.join();
 }
 
-std::shared_ptr<RestoreHandle> SsdRestorer::submit(std::vector<PageKey> keys) {
-  auto h = std::make_shared<RestoreHandle>(std::move(keys));
+std::shared_ptr<RestoreHandle> SsdRestorer::submit(std::vector<PageKey> keys,
+                                                   std::vector<SsdTier*> tiers) {
+  auto h = std::make_shared<RestoreHandle>(std::move(keys), std::move(tiers));
   {
     std::lock_guard lock(mu_);
     for (size_t i = 0; i < h->size(); ++i) tasks_.push_back({h, i});
@@ -93,7 +100,8 @@ void SsdRestorer::reader() {
     if (skip || t.handle->cancelled())
       t.handle->settle(t.index, {std::nullopt, PageFileError::kMissing, "cancelled"});
     else
-      t.handle->settle(t.index, tier_.read(t.handle->key(t.index)));
+      t.handle->settle(t.index, (t.handle->tiers_.empty() ? &tier_ : t.handle->tiers_[t.index])
+                                    ->read(t.handle->key(t.index)));
     lock.lock();
   }
 }

@@ -20,7 +20,8 @@ namespace cairn {
 // One submitted chain: results per page as they arrive.
 class RestoreHandle {
  public:
-  explicit RestoreHandle(std::vector<PageKey> keys);
+  // tiers: [keys] the tier each page is read from; empty: the restorer's own.
+  explicit RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers = {});
   size_t size() const { return keys_.size(); }
   const PageKey& key(size_t i) const { return keys_[i]; }
   bool done() const;  // every page read, failed or cancelled
@@ -40,6 +41,7 @@ class RestoreHandle {
   bool cancelled() const;
 
   std::vector<PageKey> keys_;
+  std::vector<SsdTier*> tiers_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::vector<SsdRead> results_;
@@ -57,8 +59,10 @@ class SsdRestorer {
   SsdRestorer(const SsdRestorer&) = delete;
   SsdRestorer& operator=(const SsdRestorer&) = delete;
 
-  // Queues a read of every key, first page first.
-  std::shared_ptr<RestoreHandle> submit(std::vector<PageKey> keys);
+  // Queues a read of every key, first page first; from tiers[i] when given
+  // (a generation checkpoint's pages live in two tiers), else this restorer's.
+  std::shared_ptr<RestoreHandle> submit(std::vector<PageKey> keys,
+                                        std::vector<SsdTier*> tiers = {});
 
  private:
   struct Task {

@@ -66,6 +66,14 @@ bool SsdTier::contains(const PageKey& key) const {
   return index_.contains(key);
 }
 
+bool SsdTier::touch(const PageKey& key) {
+  std::lock_guard lock(mu_);
+  const auto it = index_.find(key);
+  if (it == index_.end()) return false;
+  touch_locked(it);
+  return true;
+}
+
 std::vector<PageKey> SsdTier::match_chain(const PageKey& parent, std::span<const int32_t> tokens,
                                           int64_t page_tokens, int64_t max_pages) const {
   std::vector<PageKey> chain;

@@ -78,6 +78,8 @@ class SsdTier {
 
   // Index only (no disk I/O): whether a file for key is indexed.
   bool contains(const PageKey& key) const;
+  // Index only: marks key's file used (LRU) when indexed; whether it is.
+  bool touch(const PageKey& key);
   // Index only: the keys of the chain continuing `parent` over tokens' pages
   // ([page_tokens] each, whole pages only), up to max_pages, as long as each
   // page is indexed. Verification happens when the pages are read.

@@ -21,6 +21,10 @@ struct Request {
   int32_t max_tokens = 256;         // ≥ 1; also capped by the context's end
   SamplingParams sampling;          // sampling.seed is ignored: see `seed`
   std::optional<uint64_t> seed;     // none: the engine chooses one and reports it
+  // The seed was chosen for the caller, not sent (the server picks one below
+  // 2^53): a generation checkpoint's key then says "server-chosen", and a
+  // resumed request samples with the seed its checkpoint saved.
+  bool seed_chosen = false;
   // logit_bias, penalties, min_tokens. eos_ids is filled by the engine from stop_ids.
   ProcessorParams processors;
   std::vector<int32_t> stop_ids;          // generation ends after emitting one (EOS ids, …)

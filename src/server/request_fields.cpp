@@ -53,6 +53,7 @@ void read_sampling(const json& body, const ParseContext& ctx, Request& r) {
     // Chosen here, below 2^53, so that a JavaScript client reads back the exact seed.
     thread_local std::mt19937_64 rng{std::random_device{}()};
     r.seed = rng() >> 11;
+    r.seed_chosen = true;
   }
   ProcessorParams& p = r.processors;
   p.presence_penalty = static_cast<float>(number_field(body, "presence_penalty", -2, 2, 0));

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "checkpoint_test_util.h"
+#include "prefix/checkpoint_store.h"
 #include "prefix/spill_queue.h"
 #include "prefix/ssd_tier.h"
 #include "ssd_test_util.h"
@@ -152,6 +154,48 @@ TEST(FullDisk, FileSizeLimitFailsLargeWrites) {
   q.enqueue_page(tier, b);  // the limit lifted: the same page writes
   EXPECT_TRUE(q.flush(30s).durable);
   EXPECT_TRUE(tier.read(b.key).record);
+}
+
+// Checkpoints of one generation, each larger than the last, until the disk
+// refuses one: the failure is counted, no temporary file stays, and the newest
+// checkpoint written before it is still the one found.
+void checkpoint_until_full(const std::string& root, int expect_err) {
+  std::mt19937 rng(44);
+  const TierNamespace ns = test::checkpoint_ns();
+  CheckpointStore store(root, ns);
+  const PageKey key{77, 88};
+  Checkpoint c = test::make_checkpoint(rng, key, 200, 1);
+  int64_t last_good = 0;
+  IoStatus s;
+  while (c.step() < 200000 && (s = store.write(c)).ok()) {
+    last_good = c.step();
+    for (int i = 0; i < 4000; ++i) {
+      c.tokens.push_back(static_cast<int32_t>(rng() % 512));
+      c.logprobs.push_back(-1.0f);
+      c.top.emplace_back();
+    }
+  }
+  ASSERT_FALSE(s.ok()) << "the disk never filled";
+  EXPECT_EQ(s.err, expect_err) << s.what;
+  ASSERT_GT(last_good, 0);
+  EXPECT_EQ(store.stats().write_failures, 1);
+  EXPECT_TRUE(std::filesystem::is_empty(store.dir() + "/tmp"));
+  const CheckpointRead got = store.find(key);
+  ASSERT_TRUE(got.checkpoint) << got.detail;
+  EXPECT_EQ(got.checkpoint->step(), last_good);
+  EXPECT_TRUE(store.remove(key).ok());  // removal needs no room
+  EXPECT_FALSE(store.find(key).checkpoint);
+  std::printf("checkpoints on a full disk: step %lld kept, the next failed (%s)\n",
+              static_cast<long long>(last_good), s.what.c_str());
+}
+
+TEST(FullDisk, CheckpointWritesFailAndTheNewestGoodOneStays) {
+  test::TempDir tmp;
+  const std::string mnt = tmp.path() + "/mnt";
+  const Mount m(mnt, "tmpfs", "size=1m");
+  if (m.ok()) return checkpoint_until_full(mnt, ENOSPC);
+  FileSizeLimit limit(256 * 1024);
+  checkpoint_until_full(tmp.path(), EFBIG);
 }
 
 // ramfs refuses O_DIRECT at open: reads fall back to buffered ones and say so.

@@ -40,6 +40,7 @@ TEST_F(RequestParse, ChatRendersTheTemplateAndFillsDefaults) {
   EXPECT_FLOAT_EQ(r.sampling.top_p, 0.9f);
   ASSERT_TRUE(r.seed.has_value());  // chosen by the server, exact in a JavaScript number
   EXPECT_LT(*r.seed, uint64_t{1} << 53);
+  EXPECT_TRUE(r.seed_chosen);  // a generation checkpoint's key says "server-chosen"
   EXPECT_EQ(r.stop_ids, std::vector<int32_t>{2});
   EXPECT_EQ(r.logprobs, -1);
   EXPECT_FALSE(p.stream);
@@ -61,6 +62,7 @@ TEST_F(RequestParse, ChatReadsEveryField) {
   EXPECT_FLOAT_EQ(r.sampling.min_p, 0.1f);
   ASSERT_TRUE(r.seed.has_value());
   EXPECT_EQ(*r.seed, static_cast<uint64_t>(int64_t{-3}));
+  EXPECT_FALSE(r.seed_chosen);
   EXPECT_FLOAT_EQ(r.processors.presence_penalty, 1.5f);
   EXPECT_FLOAT_EQ(r.processors.frequency_penalty, -1.0f);
   EXPECT_FLOAT_EQ(r.processors.repetition_penalty, 1.1f);
