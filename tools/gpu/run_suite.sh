@@ -39,21 +39,21 @@ if has checks; then
   gtest "op tests" ops.log "$bin/gpu_ops_test"
   gtest "model parity + determinism" models.log "$bin/gpu_model_test"
 fi
-if has sanitize; then
-  for tool in memcheck racecheck; do
-    timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 99 "$bin/gpu_ops_test" \
-      --gtest_filter="${SANITIZE_FILTER:--*Bench*:*Large*}" >"$logs/$tool.log" 2>&1
-    rc=$?; result[$tool]="rc $rc, $(grep -m1 -E 'ERROR SUMMARY' "$logs/$tool.log" || echo 'no summary')"
-  done
-fi
 if has micro; then
   timeout 200 "$bin/gpu_ops_test" --gtest_also_run_disabled_tests --gtest_filter='*Bench*' \
     >"$logs/micro.log" 2>&1
   result[microbench]="rc $?"
 fi
 if has bench; then
-  timeout 420 "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
+  timeout "${BENCH_TIMEOUT:-420}" "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
   result[bench]="rc $?"
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool $tool --error-exitcode 99 "$bin/gpu_ops_test" \
+      --gtest_filter="${SANITIZE_FILTER:--*Bench*:*Large*}" >"$logs/$tool.log" 2>&1
+    rc=$?; result[$tool]="rc $rc, $(grep -m1 -E 'ERROR SUMMARY' "$logs/$tool.log" || echo 'no summary')"
+  done
 fi
 if has baseline; then
   PYTHONUNBUFFERED=1 timeout 420 python3 tools/gpu/hf_baseline.py ${BASELINE_ARGS:-} \
