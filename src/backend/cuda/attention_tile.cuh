@@ -64,31 +64,79 @@ __device__ __forceinline__ float to_f32(__half x) {
   return __half2float(x);
 }
 
-// Stages keys [key0, key0 + 32) of KV head kvh from src (K or V) as f32 rows of
-// dst; keys past n_kv become zeros. Conversion to f32 is exact for every dtype.
 template <typename T>
-__device__ void load_key_block(const Params& p, const T* src, float* dst, int kvh, int key0) {
-  const int hd = p.head_dim;
-  const int64_t row_stride = static_cast<int64_t>(p.n_kv_heads) * hd;
-  const T* base = src + static_cast<int64_t>(kvh) * hd;
+__device__ __forceinline__ void store16(const uint4& raw, float* d) {
   constexpr int kVec = 16 / sizeof(T);
-  if (p.vec_loads) {
-    const int per_row = hd / kVec;
-    for (int idx = threadIdx.x; idx < kKeyBlock * per_row; idx += kThreads) {
-      const int j = idx / per_row, c = (idx - j * per_row) * kVec, key = key0 + j;
-      float f[kVec] = {};
-      if (key < p.n_kv)
-        convert16<T>(__ldg(reinterpret_cast<const uint4*>(base + key * row_stride + c)), f);
-      float* d = dst + j * p.stride + c;
+  float f[kVec];
+  convert16<T>(raw, f);
 #pragma unroll
-      for (int e = 0; e < kVec; e += 4)
-        *reinterpret_cast<float4*>(d + e) = make_float4(f[e], f[e + 1], f[e + 2], f[e + 3]);
+  for (int e = 0; e < kVec; e += 4)
+    *reinterpret_cast<float4*>(d + e) = make_float4(f[e], f[e + 1], f[e + 2], f[e + 3]);
+}
+
+constexpr int kBatch = 4;  // 16-byte loads of K and of V a thread has in flight
+
+// A thread's share of a key block's K and V in flight: 16-byte chunks
+// first + b * kThreads (b < kBatch) of the block's 32 rows.
+struct TileLoads {
+  uint4 k[kBatch], v[kBatch];
+};
+
+template <typename T>
+__device__ __forceinline__ void issue_loads(const Params& p, int kvh, int key0, int first,
+                                            TileLoads& r) {
+  constexpr int kVec = 16 / sizeof(T);
+  const int per_row = p.head_dim / kVec, total = kKeyBlock * per_row;
+  const int64_t row_stride = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
+  const T* k = static_cast<const T*>(p.k) + static_cast<int64_t>(kvh) * p.head_dim;
+  const T* v = static_cast<const T*>(p.v) + static_cast<int64_t>(kvh) * p.head_dim;
+#pragma unroll
+  for (int b = 0; b < kBatch; ++b) {
+    const int idx = first + b * kThreads, j = idx / per_row, key = key0 + j;
+    const int64_t off = key * row_stride + (idx - j * per_row) * kVec;
+    const bool in = idx < total && key < p.n_kv;
+    r.k[b] = in ? __ldg(reinterpret_cast<const uint4*>(k + off)) : make_uint4(0, 0, 0, 0);
+    r.v[b] = in ? __ldg(reinterpret_cast<const uint4*>(v + off)) : make_uint4(0, 0, 0, 0);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_loads(const Params& p, float* k_s, float* v_s, int first,
+                                            const TileLoads& r) {
+  constexpr int kVec = 16 / sizeof(T);
+  const int per_row = p.head_dim / kVec, total = kKeyBlock * per_row;
+#pragma unroll
+  for (int b = 0; b < kBatch; ++b) {
+    const int idx = first + b * kThreads, j = idx / per_row;
+    if (idx >= total) break;
+    const int c = (idx - j * per_row) * kVec;
+    store16<T>(r.k[b], k_s + j * p.stride + c);
+    store16<T>(r.v[b], v_s + j * p.stride + c);
+  }
+}
+
+// Stages keys [key0, key0 + 32) of KV head kvh of K and V as f32 rows of k_s and
+// v_s; keys past n_kv become zeros. Conversion to f32 is exact for every dtype.
+template <typename T>
+__device__ void load_key_block(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
+  const int hd = p.head_dim;
+  if (p.vec_loads) {
+    const int total = kKeyBlock * hd / (16 / static_cast<int>(sizeof(T)));
+    for (int first = threadIdx.x; first < total; first += kThreads * kBatch) {
+      TileLoads r;
+      issue_loads<T>(p, kvh, key0, first, r);
+      store_loads<T>(p, k_s, v_s, first, r);
     }
     return;
   }
+  const int64_t row_stride = static_cast<int64_t>(p.n_kv_heads) * hd;
+  const T* k = static_cast<const T*>(p.k) + static_cast<int64_t>(kvh) * hd;
+  const T* v = static_cast<const T*>(p.v) + static_cast<int64_t>(kvh) * hd;
   for (int idx = threadIdx.x; idx < kKeyBlock * hd; idx += kThreads) {
     const int j = idx / hd, c = idx - j * hd, key = key0 + j;
-    dst[j * p.stride + c] = key < p.n_kv ? to_f32(base[key * row_stride + c]) : 0.0f;
+    const bool in = key < p.n_kv;
+    k_s[j * p.stride + c] = in ? to_f32(k[key * row_stride + c]) : 0.0f;
+    v_s[j * p.stride + c] = in ? to_f32(v[key * row_stride + c]) : 0.0f;
   }
 }
 
@@ -186,7 +234,17 @@ __device__ void attend_key_block(const Params& p, const float* q_w, const float*
   accumulate_values<R, S>(p, v_s, w, st);
 }
 
-// The key blocks of one key split, each row's state updated in key order.
+// The next key block at or after kb, before end, that some row of the block may see.
+__device__ __forceinline__ int next_key_block(const Params& p, const BlockRows& b, int kb,
+                                              int end) {
+  const int last = min(end, (p.n_kv + kKeyBlock - 1) / kKeyBlock);
+  while (kb < last && !may_see(p, b, kb)) ++kb;  // the same for every thread of the block
+  return kb < last ? kb : end;
+}
+
+// The key blocks of one key split, each row's state updated in key order. When a
+// key block fits one TileLoads per thread, the next one's loads are issued before
+// the current one is attended (the loads only; the arithmetic is unchanged).
 template <typename T, int R, int S>
 __device__ void attend_split(const Params& p, const BlockRows& b, float* smem, int split,
                              const RowInfo (&rows)[R], RowState<S> (&st)[R]) {
@@ -194,15 +252,24 @@ __device__ void attend_split(const Params& p, const BlockRows& b, float* smem, i
   float* k_s = q_s + kWarps * R * p.stride;
   float* v_s = k_s + kKeyBlock * p.stride;
   const float* q_w = q_s + (threadIdx.x >> 5) * R * p.stride;
-  for (int kb = split * kBlocksPerSplit; kb < (split + 1) * kBlocksPerSplit; ++kb) {
-    const int key0 = kb * kKeyBlock;
-    if (key0 >= p.n_kv) break;
-    if (!may_see(p, b, kb)) continue;  // the same for every thread of the block
-    __syncthreads();                   // the previous tiles are no longer read
-    load_key_block<T>(p, static_cast<const T*>(p.k), k_s, b.kvh, key0);
-    load_key_block<T>(p, static_cast<const T*>(p.v), v_s, b.kvh, key0);
+  const int end = (split + 1) * kBlocksPerSplit;
+  const bool pipelined =
+      p.vec_loads &&
+      kKeyBlock * p.head_dim / (16 / static_cast<int>(sizeof(T))) <= kThreads * kBatch;
+  int kb = next_key_block(p, b, split * kBlocksPerSplit, end);
+  TileLoads r;
+  if (pipelined && kb < end) issue_loads<T>(p, b.kvh, kb * kKeyBlock, threadIdx.x, r);
+  while (kb < end) {
+    __syncthreads();  // the previous tiles are no longer read
+    if (pipelined)
+      store_loads<T>(p, k_s, v_s, threadIdx.x, r);
+    else
+      load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
     __syncthreads();
-    attend_key_block<R, S>(p, q_w, k_s, v_s, key0, rows, st);
+    const int next = next_key_block(p, b, kb + 1, end);
+    if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
+    attend_key_block<R, S>(p, q_w, k_s, v_s, kb * kKeyBlock, rows, st);
+    kb = next;
   }
 }
 
