@@ -6,11 +6,16 @@
 // split-K, swizzle, cluster shape) fixes how each output element's k-reduction is cut into
 // MMA steps. Without split-K every y element is reduced by one thread block in that fixed
 // order; n only decides how many blocks run. So the class's algorithm is chosen once, from the
-// heuristic at kReferenceN rows, among candidates without split-K, and checked at n = 1.
+// heuristic at a reference n, among candidates without split-K, and checked at n = 1 and
+// n = 8192. A split-K algorithm whose partial sums are reduced by a separate pass (not
+// atomics) also keeps each element's order fixed; CAIRN_GEMM_FIXED_SPLITK=1 admits those
+// (more thread blocks for small n). docs/cuda.md lists both knobs.
 #include "backend/cuda/gemm_lt.h"
 
 #include <cublasLt.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,9 +46,25 @@ struct GemmLtPlan {
 
 namespace {
 
-// Rows at which the fixed algorithm of a shape class is chosen: a prefill chunk's size, so
-// that prefill and batched decode get a tensor-core tile shape (docs/determinism.md).
-constexpr int64_t kReferenceN = 1024;
+// How the fixed algorithm of a shape class is chosen, read once from the environment:
+// CAIRN_GEMM_REFERENCE_N, the rows at which the heuristic is asked (default 1024, a prefill
+// chunk's size, so that prefill gets a tensor-core tile shape; docs/determinism.md), and
+// CAIRN_GEMM_FIXED_SPLITK=1 to admit split-K candidates reduced without atomics.
+struct FixedChoice {
+  int64_t reference_n = 1024;
+  bool split_k = false;
+};
+
+const FixedChoice& fixed_choice() {
+  static const FixedChoice c = [] {
+    FixedChoice f;
+    if (const char* v = std::getenv("CAIRN_GEMM_REFERENCE_N"))
+      f.reference_n = std::max<int64_t>(1, std::atoll(v));
+    if (const char* v = std::getenv("CAIRN_GEMM_FIXED_SPLITK")) f.split_k = v[0] == '1';
+    return f;
+  }();
+  return c;
+}
 // Workspace offered to every algorithm (NVIDIA's advice for Hopper).
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 constexpr int kCandidates = 16;
@@ -170,19 +191,25 @@ bool algo_applies(LtState& st, const GemmLtPlan& p, const cublasLtMatmulAlgo_t& 
          r.workspaceSize <= kWorkspaceBytes;
 }
 
-// The class's algorithm: the heuristic's best whole-k candidate at kReferenceN rows that
-// also applies at 1 row; nullopt when there is none.
+// The class's algorithm: the heuristic's best admissible candidate at the reference n that
+// also applies at 1 and 8192 rows; nullopt when there is none.
 std::optional<cublasLtMatmulAlgo_t> choose_fixed(LtState& st, GemmLtShape s) {
-  s.n = kReferenceN;
+  const FixedChoice& how = fixed_choice();
+  s.n = how.reference_n;
   std::unique_ptr<GemmLtPlan> ref = make_descriptors(s);
   s.n = 1;
   std::unique_ptr<GemmLtPlan> one = make_descriptors(s);
+  s.n = 8192;
+  std::unique_ptr<GemmLtPlan> big = make_descriptors(s);
   cublasLtMatmulHeuristicResult_t found[kCandidates];
   const int count = heuristic(st, *ref, s, found);
-  std::optional<cublasLtMatmulAlgo_t> chosen;
-  for (int i = 0; i < count && !chosen; ++i)
-    if (whole_k(found[i].algo) && algo_applies(st, *one, found[i].algo)) chosen = found[i].algo;
-  return chosen;
+  for (int i = 0; i < count; ++i) {
+    const cublasLtMatmulAlgo_t& a = found[i].algo;
+    if ((how.split_k ? no_atomics(a) : whole_k(a)) && algo_applies(st, *one, a) &&
+        algo_applies(st, *big, a))
+      return a;
+  }
+  return std::nullopt;
 }
 
 // Picks plan p's algorithm under `policy`; false when none applies.
