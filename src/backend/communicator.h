@@ -2,7 +2,7 @@
 // collectives the forward needs, called by every rank of a group in the same
 // order with the same sizes. One object per rank. The in-process group
 // (cpu/local_group.h) runs ranks as CPU threads over host tensors; the NCCL
-// group (cuda/nccl_group.h, CUDA builds) runs one rank per GPU over device
+// group (cuda/nccl/nccl_group.h, CUDA builds) runs one rank per GPU over device
 // tensors. Model code sees only this interface (model/tp/).
 //
 // Determinism contract: all_reduce_sum adds the ranks' values in rank order,
