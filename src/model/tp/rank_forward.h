@@ -5,7 +5,7 @@
 #pragma once
 
 #include "model/decoder.h"
-#include "model/tp/communicator.h"
+#include "backend/communicator.h"
 #include "model/tp/shard_plan.h"
 
 namespace cairn::tp {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/decoder.h"
-#include "model/tp/local_group.h"
+#include "backend/cpu/local_group.h"
 #include "model/tp/rank_forward.h"
 #include "model/tp/rank_threads.h"
 #include "model/tp/shard_plan.h"

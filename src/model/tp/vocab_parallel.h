@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "model/tp/communicator.h"
+#include "backend/communicator.h"
 #include "model/tp/shard_plan.h"
 
 namespace cairn::tp {

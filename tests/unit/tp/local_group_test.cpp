@@ -2,7 +2,7 @@
 // arrival order (bitwise reproducible, the same bits on every rank), the
 // all-gather places each rank's values at its offset, mismatched sizes fail on
 // every rank, and abort wakes ranks blocked in a collective.
-#include "model/tp/local_group.h"
+#include "backend/cpu/local_group.h"
 
 #include <gtest/gtest.h>
 

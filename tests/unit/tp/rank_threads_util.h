@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/tp/local_group.h"
+#include "backend/cpu/local_group.h"
 
 namespace cairn::tp::test {
 

@@ -9,7 +9,7 @@
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "core/error.h"
-#include "model/tp/local_group.h"
+#include "backend/cpu/local_group.h"
 #include "model/tp/sharded_weights.h"
 #include "rank_threads_util.h"
 #include "tp_test_util.h"

@@ -13,9 +13,9 @@
 #include <mutex>
 #include <vector>
 
-#include "model/tp/communicator.h"
+#include "backend/communicator.h"
 
-namespace cairn::tp {
+namespace cairn {
 
 class LocalGroup {
  public:
@@ -50,4 +50,4 @@ class LocalGroup {
   std::vector<std::unique_ptr<Communicator>> ranks_;
 };
 
-}  // namespace cairn::tp
+}  // namespace cairn

@@ -1,8 +1,9 @@
 // The seam between a tensor-parallel rank's forward and the other ranks: the two
 // collectives the forward needs, called by every rank of a group in the same
 // order with the same sizes. One object per rank. The in-process group
-// (local_group.h) runs ranks as CPU threads; a GPU build implements the same
-// interface over NCCL, one thread per GPU, with device tensors.
+// (cpu/local_group.h) runs ranks as CPU threads over host tensors; the NCCL
+// group (cuda/nccl/nccl_group.h, CUDA builds) runs one rank per GPU over device
+// tensors. Model code sees only this interface (model/tp/).
 //
 // Determinism contract: all_reduce_sum adds the ranks' values in rank order,
 // ((x0 + x1) + x2) + ..., whatever order the ranks arrive in, so a result is
@@ -12,7 +13,7 @@
 
 #include "core/tensor.h"
 
-namespace cairn::tp {
+namespace cairn {
 
 class Communicator {
  public:
@@ -36,4 +37,4 @@ class Communicator {
   virtual void reset() = 0;
 };
 
-}  // namespace cairn::tp
+}  // namespace cairn

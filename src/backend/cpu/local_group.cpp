@@ -1,10 +1,10 @@
-#include "model/tp/local_group.h"
+#include "backend/cpu/local_group.h"
 
 #include <cstring>
 
 #include "core/error.h"
 
-namespace cairn::tp {
+namespace cairn {
 namespace {
 
 float* host_f32(const Tensor& t, const char* what) {
@@ -105,4 +105,4 @@ LocalGroup::LocalGroup(int n_ranks) : n_ranks_(n_ranks) {
 
 LocalGroup::~LocalGroup() = default;
 
-}  // namespace cairn::tp
+}  // namespace cairn

@@ -1,0 +1,176 @@
+#include "backend/cuda/nccl/nccl_group.h"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/nccl/rank_sum.h"
+#include "core/error.h"
+
+namespace cairn {
+namespace {
+
+void nccl_check(ncclResult_t r, const char* what) {
+  if (r != ncclSuccess)
+    fail(ErrorCode::kInternal, "NCCL: {} failed: {}", what, ncclGetErrorString(r));
+}
+#define CAIRN_NCCL_CHECK(call) nccl_check((call), #call)
+
+float* device_f32(const Tensor& t, const char* what) {
+  if (t.dtype() != DType::kF32 || !t.is_contiguous() || t.device().kind != DeviceKind::kCuda)
+    fail(ErrorCode::kInvalidArgument, "{}: expected a contiguous f32 CUDA tensor, got {}", what,
+         t.describe());
+  return t.data<float>();
+}
+
+}  // namespace
+
+struct NcclGroup::Impl {
+  std::vector<int> devices;           // [n] CUDA device of each rank
+  std::vector<ncclComm_t> comms;      // [n]
+  std::vector<cudaStream_t> streams;  // [n] each rank's collectives and sums
+  std::vector<float*> scratch;        // [n] gathered partials [n, count]
+  std::vector<size_t> scratch_bytes;  // [n]
+  std::atomic<bool> aborted{false};
+
+  int n() const { return static_cast<int>(devices.size()); }
+
+  // NCCL reads its environment at its first initialization in the process.
+  void init_comms() {
+    setenv("NCCL_NVLS_ENABLE", "0", 1);  // no NVLink SHARP: never create multicast objects
+    comms.assign(devices.size(), nullptr);
+    CAIRN_NCCL_CHECK(ncclCommInitAll(comms.data(), n(), devices.data()));
+  }
+
+  float* scratch_for(int r, size_t bytes) {
+    auto i = static_cast<size_t>(r);
+    if (scratch_bytes[i] < bytes) {
+      if (scratch[i] != nullptr) CAIRN_CUDA_CHECK(cudaFree(scratch[i]));
+      scratch[i] = nullptr;
+      scratch_bytes[i] = 0;
+      CAIRN_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&scratch[i]), bytes));
+      scratch_bytes[i] = bytes;
+    }
+    return scratch[i];
+  }
+
+  // Waits for rank r's stream, failing when the group is aborted or NCCL reports
+  // an error (a peer that never arrives must not hang the caller).
+  void wait(int r) {
+    auto i = static_cast<size_t>(r);
+    for (;;) {
+      cudaError_t q = cudaStreamQuery(streams[i]);
+      if (q == cudaSuccess) return;
+      if (q != cudaErrorNotReady) cuda::check(q, "cudaStreamQuery (NCCL collective)");
+      if (aborted.load())
+        fail(ErrorCode::kUnavailable, "tensor-parallel rank {}: the group was aborted", r);
+      ncclResult_t async = ncclSuccess;
+      CAIRN_NCCL_CHECK(ncclCommGetAsyncError(comms[i], &async));
+      if (async != ncclSuccess && async != ncclInProgress) nccl_check(async, "a collective");
+      std::this_thread::yield();
+    }
+  }
+
+  // Orders a collective after the ops that produced its inputs (issued on the
+  // backend's stream), then makes rank r's device current.
+  void begin(int r) {
+    if (aborted.load())
+      fail(ErrorCode::kUnavailable, "tensor-parallel rank {}: the group was aborted", r);
+    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
+    CAIRN_CUDA_CHECK(cudaSetDevice(devices[static_cast<size_t>(r)]));
+  }
+};
+
+namespace {
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(NcclGroup::Impl& g, int rank) : g_(g), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return g_.n(); }
+
+  void all_reduce_sum(Tensor& x) override {
+    float* data = device_f32(x, "all_reduce_sum");
+    const auto count = static_cast<size_t>(x.numel());
+    g_.begin(rank_);
+    if (g_.n() == 1 || count == 0) return;
+    auto i = static_cast<size_t>(rank_);
+    float* parts = g_.scratch_for(rank_, count * sizeof(float) * static_cast<size_t>(g_.n()));
+    CAIRN_NCCL_CHECK(ncclAllGather(data, parts, count, ncclFloat, g_.comms[i], g_.streams[i]));
+    cuda::rank_order_sum(parts, g_.n(), x.numel(), data, g_.streams[i]);
+    g_.wait(rank_);
+  }
+
+  void all_gather(const Tensor& send, Tensor& recv) override {
+    const float* in = device_f32(send, "all_gather send");
+    float* out = device_f32(recv, "all_gather recv");
+    if (recv.numel() != send.numel() * g_.n())
+      fail(ErrorCode::kInvalidArgument, "all_gather: recv is {}, expected {} x {} elements",
+           recv.describe(), g_.n(), send.numel());
+    g_.begin(rank_);
+    auto i = static_cast<size_t>(rank_);
+    CAIRN_NCCL_CHECK(ncclAllGather(in, out, static_cast<size_t>(send.numel()), ncclFloat,
+                                   g_.comms[i], g_.streams[i]));
+    g_.wait(rank_);
+  }
+
+  void abort() override { g_.aborted.store(true); }
+
+  // Every rank has returned: abort the communicators (ending any collective a
+  // rank left behind) and make them again.
+  void reset() override {
+    if (!g_.aborted.load()) return;
+    for (ncclComm_t& c : g_.comms) {
+      if (c != nullptr) ncclCommAbort(c);
+      c = nullptr;
+    }
+    g_.init_comms();
+    g_.aborted.store(false);
+  }
+
+ private:
+  NcclGroup::Impl& g_;
+  int rank_;
+};
+
+}  // namespace
+
+NcclGroup::NcclGroup(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
+  if (devices.empty()) fail(ErrorCode::kInvalidArgument, "an NCCL group needs ≥ 1 device");
+  Impl& g = *impl_;
+  g.devices = devices;
+  g.scratch.assign(devices.size(), nullptr);
+  g.scratch_bytes.assign(devices.size(), 0);
+  for (int d : devices) {
+    CAIRN_CUDA_CHECK(cudaSetDevice(d));
+    cudaStream_t s = nullptr;
+    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    g.streams.push_back(s);
+  }
+  g.init_comms();
+  for (int r = 0; r < g.n(); ++r) ranks_.push_back(std::make_unique<NcclCommunicator>(g, r));
+}
+
+NcclGroup::~NcclGroup() {
+  Impl& g = *impl_;
+  for (size_t i = 0; i < g.devices.size(); ++i) {
+    cudaSetDevice(g.devices[i]);
+    if (i < g.comms.size() && g.comms[i] != nullptr) ncclCommDestroy(g.comms[i]);
+    if (g.scratch[i] != nullptr) cudaFree(g.scratch[i]);
+    cudaStreamDestroy(g.streams[i]);
+  }
+}
+
+int NcclGroup::size() const {
+  return impl_->n();
+}
+
+Communicator& NcclGroup::rank(int r) {
+  return *ranks_.at(static_cast<size_t>(r));
+}
+
+}  // namespace cairn

@@ -1,0 +1,41 @@
+// The communicator of one rank per GPU (communicator.h) over NCCL, for the
+// ranks of one process, each driven by its own thread. Built when NCCL is found
+// beside the CUDA toolkit (CAIRN_HAVE_NCCL). No NCCL or CUDA types here.
+//
+// all_reduce_sum is an ncclAllGather of the ranks' partials into a [N, count]
+// buffer, then a kernel that adds the rows in rank order (rank_sum.h): not
+// ncclAllReduce, whose order of addition depends on the algorithm and topology
+// NCCL picks. So its bits equal the in-process group's, run to run.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backend/communicator.h"
+
+namespace cairn {
+
+class NcclGroup {
+ public:
+  // One communicator per CUDA device index in `devices` (rank r on devices[r]),
+  // made together by ncclCommInitAll after NCCL_NVLS_ENABLE=0 is set, so no
+  // NVLink SHARP multicast objects are made. Error(kInvalidArgument) for an
+  // empty list; Error(kInternal) naming NCCL's message when it fails.
+  explicit NcclGroup(const std::vector<int>& devices);
+  ~NcclGroup();
+  NcclGroup(const NcclGroup&) = delete;
+  NcclGroup& operator=(const NcclGroup&) = delete;
+
+  int size() const;
+  // Rank r's communicator. Its tensors must be f32, contiguous and in the memory
+  // of devices[r]; each call returns once the collective has completed on its stream.
+  Communicator& rank(int r);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::unique_ptr<Communicator>> ranks_;
+};
+
+}  // namespace cairn
