@@ -27,7 +27,7 @@ struct EngineFlags {
 void add_kv_flags(CLI::App& cmd, KvFlags& f);
 // --max-batch-tokens (--max-num-batched-tokens), --max-seqs (--max-num-seqs),
 // --max-queue, --kv-budget, --prefix-cache-bytes, --ssd-cache, --ssd-cache-max-bytes,
-// --spill-queue-bytes, and the KV flags.
+// --spill-queue-bytes, --generation-checkpoint, and the KV flags.
 void add_engine_flags(CLI::App& cmd, EngineFlags& f);
 
 // The KV settings for a loaded model (kv_config.json resolved beside it).

@@ -3,7 +3,8 @@
 //             [--shutdown-timeout S] [engine and KV flags]
 // Binds first (503 while the model loads), prints the URL, serves until SIGINT
 // or SIGTERM, then drains: new requests get 503, those in flight have
-// --shutdown-timeout seconds to finish, the rest are cancelled; exit status 0.
+// --shutdown-timeout seconds to finish, the rest are cancelled, and the SSD
+// tier's queues are flushed within the same timeout; exit status 0.
 #include <fmt/format.h>
 #include <signal.h>
 
@@ -49,12 +50,21 @@ int wait_for_stop_signal() {
   return sig;
 }
 
+// Stops admitting, gives requests in flight until the deadline (less what the
+// flush keeps: a quarter of the timeout, at most 10 s, with an SSD tier),
+// cancels the rest (their checkpoints stay), lets handlers write their last
+// frames, then closes the engine: every cached page and checkpoint goes to
+// disk within what is left of --shutdown-timeout.
 void drain(server::HttpServer& http, Engine& engine, double timeout_s) {
   using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(timeout_s));
+  const bool ssd = !engine.options().ssd_cache_dir.empty();
+  const auto reserve = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(ssd ? std::min(timeout_s / 4, 10.0) : 0.0));
   http.drain();
   engine.stop_admitting();
-  auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  while (engine.n_in_flight() > 0 && Clock::now() < deadline)
+  while (engine.n_in_flight() > 0 && Clock::now() < deadline - reserve)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   int64_t left = engine.n_in_flight();
   if (left > 0) fmt::print(stderr, "cairn serve: cancelling {} requests\n", left);
@@ -63,6 +73,16 @@ void drain(server::HttpServer& http, Engine& engine, double timeout_s) {
   auto grace = Clock::now() + std::chrono::seconds(5);
   while ((engine.n_in_flight() > 0 || http.n_active() > 0) && Clock::now() < grace)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!ssd) return;
+  const auto rest = std::max(Clock::duration::zero(), deadline - Clock::now());
+  const CacheFlush f = engine.close(std::chrono::duration_cast<std::chrono::milliseconds>(rest));
+  if (f.durable)
+    fmt::print(stderr, "cairn serve: KV cache and checkpoints flushed to disk\n");
+  else
+    fmt::print(stderr,
+               "cairn serve: flush not durable: {} items ({} bytes) pending, {} dropped, {} failed "
+               "{}\n",
+               f.pending_items, f.pending_bytes, f.dropped, f.failed, f.error);
 }
 
 void run_serve(ServeFlags& f) {

@@ -1,6 +1,6 @@
 // The spill queue: bounded write-behind between the engine thread and the
-// disk. Producers (RAM-tier eviction, later generation checkpoints and their
-// cleanups) enqueue jobs; one worker thread runs them strictly in order. Over
+// disk. Producers (RAM-tier eviction; a second queue carries generation
+// checkpoints and their removals) enqueue jobs; one worker thread runs them strictly in order. Over
 // its byte cap the queue drops the oldest droppable job that is waiting (never
 // the one being added, never one in flight): prefix pages are droppable, a
 // checkpoint is not. A failing job (ENOSPC, EIO, an exception) is counted and

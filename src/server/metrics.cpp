@@ -62,6 +62,16 @@ void tier_lines(std::string& out, const EngineStats& s) {
   line(out, "counter", "cairn_spill_dropped_total", "pages dropped over the spill queue's cap",
        d(s.spill_dropped));
   line(out, "counter", "cairn_spill_failed_total", "page writes that failed", d(s.spill_failed));
+  line(out, "gauge", "cairn_checkpoint_files", "generation checkpoints on disk",
+       d(s.checkpoint_files));
+  line(out, "counter", "cairn_checkpoints_written_total", "generation checkpoints written durably",
+       d(s.checkpoints_written));
+  line(out, "counter", "cairn_checkpoints_resumed_total",
+       "requests that resumed a generation checkpoint", d(s.checkpoints_resumed));
+  line(out, "counter", "cairn_checkpoints_failed_total",
+       "generation checkpoint writes or removals that failed", d(s.checkpoints_failed));
+  line(out, "counter", "cairn_checkpoints_corrupt_total",
+       "generation checkpoints that failed a check (missed and removed)", d(s.checkpoints_corrupt));
 }
 
 }  // namespace

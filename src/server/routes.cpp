@@ -219,7 +219,12 @@ void HttpServer::Impl::health(const Request&, Response& res) {
         {"spill_pending", st.spill_pending_items},
         {"spill_written", st.spill_written},
         {"spill_dropped", st.spill_dropped},
-        {"spill_failed", st.spill_failed}};
+        {"spill_failed", st.spill_failed},
+        {"checkpoint_files", st.checkpoint_files},
+        {"checkpoints_written", st.checkpoints_written},
+        {"checkpoints_resumed", st.checkpoints_resumed},
+        {"checkpoints_failed", st.checkpoints_failed},
+        {"checkpoints_corrupt", st.checkpoints_corrupt}};
   }
   send_json(res, state == kReady ? 200 : 503, body);
 }

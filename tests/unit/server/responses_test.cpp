@@ -154,13 +154,16 @@ TEST(Metrics, HistogramIsCumulativeAndExpositionNamesEveryFamily) {
   s.kv_bytes_used = 400;
   s.kv_bytes_budget = 1000;
   s.prefix_hit_tokens = 77;
+  s.checkpoints_written = 5, s.checkpoints_resumed = 2, s.checkpoints_failed = 1;
   std::string text = m.render(s, true, false);
   for (const char* want :
        {"cairn_http_requests_total{route=\"/v1/completions\",status=\"200\"} 2\n",
         "cairn_queue_depth 3\n", "cairn_kv_pages_used 4\n", "cairn_kv_pages_free 6\n",
         "cairn_prefix_cache_hit_tokens_total 77\n",
         "# TYPE cairn_time_to_first_token_seconds histogram",
-        "cairn_inter_token_latency_seconds_count 0\n", "cairn_running_sequences 0\n"})
+        "cairn_inter_token_latency_seconds_count 0\n", "cairn_running_sequences 0\n",
+        "cairn_checkpoints_written_total 5\n", "cairn_checkpoints_resumed_total 2\n",
+        "cairn_checkpoints_failed_total 1\n", "cairn_checkpoints_corrupt_total 0\n"})
     EXPECT_NE(text.find(want), std::string::npos) << want;
 }
 
