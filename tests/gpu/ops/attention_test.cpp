@@ -96,15 +96,16 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionGpu,
                                                               DType::kF16)));
 
 // A query whose position precedes every key (or lies past the window) sees none:
-// its output is zeros, as on the CPU.
+// its output is zeros, as on the CPU. Three key splits and few rows: the split
+// path, where every partial of such a row is empty.
 TEST(AttentionGpuEdges, QueryWithoutVisibleKeyGivesZeros) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(5);
   const Tensor q = random_host({3, 4, 64}, DType::kF32, rng);
-  const Tensor k = random_host({40, 2, 64}, DType::kBF16, rng);
-  const Tensor v = random_host({40, 2, 64}, DType::kBF16, rng);
-  const auto kp = iota(40, 10);
-  const std::vector<int32_t> qp = {2, 9, 200};  // before the keys, just before, past a window
+  const Tensor k = random_host({300, 2, 64}, DType::kBF16, rng);
+  const Tensor v = random_host({300, 2, 64}, DType::kBF16, rng);
+  const auto kp = iota(300, 10);
+  const std::vector<int32_t> qp = {2, 9, 400};  // before the keys, just before, past the window
   Tensor out = poisoned_device(q.shape(), DType::kF32);
   ops::attention(to_device(q), to_device(k), to_device(v), qp, kp, {1.0f, 0.0f, 50}, out);
   const Tensor got = to_host(out);
