@@ -16,13 +16,18 @@ steps=${SUITE_STEPS:-checks sanitize micro bench baseline}
 mkdir -p "$logs"
 export NCCL_NVLS_ENABLE=0
 [ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NCCL for the tensor-parallel test: the toolkit's, else a Python wheel's.
+if ! ldconfig -p | grep -q libnccl.so.2 && [ ! -e /usr/local/cuda/lib64/libnccl.so.2 ]; then
+  nccl=$(find /opt /usr/local /usr/lib -name libnccl.so.2 2>/dev/null | head -1)
+  [ -n "$nccl" ] && export LD_LIBRARY_PATH=$(dirname "$nccl"):$LD_LIBRARY_PATH
+fi
 if [ $# -ge 1 ]; then
   bin=$(realpath "$1")/bin
   export LD_LIBRARY_PATH=$(realpath "$1")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 else
-  scripts/build.sh cuda cairn gpu_ops_test gpu_model_test || exit 1
+  scripts/build.sh cuda cairn gpu_tests || exit 1
   bin=$logs/bin && mkdir -p "$bin"
-  for t in cairn gpu_ops_test gpu_model_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
+  for t in cairn gpu_ops_test gpu_model_test gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
 declare -A result
@@ -39,6 +44,7 @@ gtest() {  # name log binary args...: runs a gtest binary, records "passed/total
 if has checks; then
   gtest "op tests" ops.log "$bin/gpu_ops_test"
   gtest "model parity + determinism" models.log "$bin/gpu_model_test"
+  gtest "nccl (one GPU)" nccl.log "$bin/gpu_nccl_test"
 fi
 if has micro; then
   timeout 200 "$bin/gpu_ops_test" --gtest_also_run_disabled_tests --gtest_filter='*Bench*' \
