@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -170,6 +172,71 @@ TEST(ConvertRowsGpu, EqualsConvertPerRowBlock) {
         EXPECT_TRUE(bit_equal(to_host(got[i]), to_host(want[i])))
             << "cache " << i << ", " << dtype_name(from) << " -> " << dtype_name(to);
     }
+}
+
+// One decode step of one layer at `batch` sequences of n_kv keys (32 heads over 8
+// KV heads, head_dim 128, bf16 K/V): the K/V append and attention as one
+// convert_rows and one attention_seqs, against a convert pair and an attention
+// per sequence (the cache's former loop, without its position uploads).
+void bench_decode(int64_t batch, int64_t n_kv) {
+  const int64_t n_heads = 32, n_kv_heads = 8, hd = 128;
+  std::mt19937 rng(3);
+  const Tensor q = to_device(random_host({batch, n_heads, hd}, DType::kF32, rng));
+  const Tensor k_new = to_device(random_host({batch, n_kv_heads, hd}, DType::kF32, rng));
+  const Tensor kh = random_host({n_kv + 1, n_kv_heads, hd}, DType::kBF16, rng);
+  std::vector<Tensor> ks, vs;
+  for (int64_t i = 0; i < batch; ++i) ks.push_back(to_device(kh)), vs.push_back(to_device(kh));
+  std::vector<int32_t> qp(static_cast<size_t>(batch), static_cast<int32_t>(n_kv - 1)), kp;
+  for (int64_t j = 0; j < n_kv; ++j) kp.push_back(static_cast<int32_t>(j));
+  std::vector<ops::AttentionSeq> seqs;
+  std::vector<ops::RowCopy> copies;
+  for (int64_t i = 0; i < batch; ++i) {
+    seqs.push_back({&ks[static_cast<size_t>(i)], &vs[static_cast<size_t>(i)], i, 1, n_kv});
+    copies.push_back({&k_new, i, &ks[static_cast<size_t>(i)], n_kv, 1});
+    copies.push_back({&k_new, i, &vs[static_cast<size_t>(i)], n_kv, 1});
+  }
+  Tensor out = poisoned_device(q.shape(), DType::kF32);
+  const ops::AttentionParams p{1.0f / std::sqrt(float(hd)), 0.0f, 0};
+  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+  auto time_us = [&](auto&& step) {
+    for (int i = 0; i < 5; ++i) step();
+    dev.synchronize();
+    const int iters = 50;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i) step();
+    dev.synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters *
+           1e6;
+  };
+  const double batched = time_us([&] {
+    ops::convert_rows(copies);
+    ops::attention_seqs(q, seqs, qp, p, out);
+  });
+  const double looped = time_us([&] {
+    for (int64_t i = 0; i < batch; ++i) {
+      const size_t si = static_cast<size_t>(i);
+      Tensor kd = ks[si].slice_rows(n_kv, n_kv + 1), vd = vs[si].slice_rows(n_kv, n_kv + 1);
+      ops::convert(k_new.slice_rows(i, i + 1), kd);
+      ops::convert(k_new.slice_rows(i, i + 1), vd);
+      Tensor o = out.slice_rows(i, i + 1);
+      ops::attention(q.slice_rows(i, i + 1), ks[si].slice_rows(0, n_kv), vs[si].slice_rows(0, n_kv),
+                     std::span<const int32_t>(qp).subspan(si, 1), kp, p, o);
+    }
+  });
+  const double kv_bytes = 2.0 * static_cast<double>(batch * n_kv * n_kv_heads * hd) * 2;
+  std::printf(
+      "attention_seqs decode bf16 batch %lld n_kv %lld: %.1f us/layer (%.0f GB/s of K/V); "
+      "per sequence %.1f us/layer\n",
+      static_cast<long long>(batch), static_cast<long long>(n_kv), batched,
+      kv_bytes / batched / 1e3, looped);
+  EXPECT_GT(looped, 0.0);
+}
+
+TEST(DISABLED_AttentionSeqsBench, Decode) {
+  CAIRN_NEED_GPU();
+  bench_decode(16, 512);
+  bench_decode(128, 512);
+  bench_decode(64, 4096);
 }
 
 }  // namespace
