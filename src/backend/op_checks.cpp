@@ -1,5 +1,10 @@
 #include "backend/op_checks.h"
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/error.h"
 
 namespace cairn::ops {
@@ -28,6 +33,70 @@ void same_device(const char* op, const Tensor& a, const Tensor& b) {
 void need_dim(const char* op, const char* what, int64_t got, int64_t want) {
   if (got != want)
     fail(ErrorCode::kInvalidArgument, "{}: {} is {}, expected {}", op, what, got, want);
+}
+
+// [begin, end) ranges, of rows or bytes: Error(kInvalidArgument) when two overlap.
+void need_disjoint(const char* op, const char* what,
+                   std::vector<std::pair<uintptr_t, uintptr_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].first < ranges[i - 1].second)
+      fail(ErrorCode::kInvalidArgument, "{}: {} overlap", op, what);
+}
+
+// Sequence i of attention_seqs: K/V well formed, like sequence 0's, rows in range.
+void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i, const Tensor& out) {
+  const char* op = "attention_seqs";
+  const AttentionSeq& a = seqs[i];
+  if (!a.k || !a.v) fail(ErrorCode::kInvalidArgument, "{}: seqs[{}] has no k or v", op, i);
+  const std::string k_name = "seqs[" + std::to_string(i) + "].k";
+  const std::string v_name = "seqs[" + std::to_string(i) + "].v";
+  need_tensor(op, k_name.c_str(), *a.k, 3, true);
+  need_tensor(op, v_name.c_str(), *a.v, 3, true);
+  if (!(a.k->shape() == a.v->shape()) || a.k->dtype() != a.v->dtype())
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, k_name, a.k->describe(),
+         v_name, a.v->describe());
+  need_dim(op, (k_name + "'s head_dim").c_str(), a.k->dim(2), q.dim(2));
+  const Tensor& k0 = *seqs[0].k;
+  if (a.k->dtype() != k0.dtype() || a.k->dim(1) != k0.dim(1))
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from seqs[0].k {} in dtype or n_kv_heads",
+         op, k_name, a.k->describe(), k0.describe());
+  if (a.k->dim(1) == 0 || q.dim(1) % a.k->dim(1) != 0)
+    fail(ErrorCode::kInvalidArgument, "{}: n_heads {} is not a multiple of n_kv_heads {}", op,
+         q.dim(1), a.k->dim(1));
+  if (a.n_q < 0 || a.q_begin < 0 || a.q_begin + a.n_q > q.dim(0))
+    fail(ErrorCode::kInvalidArgument, "{}: seqs[{}]'s query rows [{}, {}) are outside [0, {})", op,
+         i, a.q_begin, a.q_begin + a.n_q, q.dim(0));
+  if (a.n_kv < 0 || a.n_kv > a.k->dim(0))
+    fail(ErrorCode::kInvalidArgument, "{}: seqs[{}]'s n_kv {} is outside [0, {}]", op, i, a.n_kv,
+         a.k->dim(0));
+  same_device(op, *a.k, out);
+  same_device(op, *a.v, out);
+}
+
+// Copy i of convert_rows: tensors well formed, like copy 0's, rows in range.
+void check_copy(std::span<const RowCopy> copies, size_t i) {
+  const char* op = "convert_rows";
+  const RowCopy& c = copies[i];
+  if (!c.src || !c.dst)
+    fail(ErrorCode::kInvalidArgument, "{}: copies[{}] has no src or dst", op, i);
+  const std::string src_name = "copies[" + std::to_string(i) + "].src";
+  const std::string dst_name = "copies[" + std::to_string(i) + "].dst";
+  need_tensor(op, src_name.c_str(), *c.src, 0, true);
+  need_tensor(op, dst_name.c_str(), *c.dst, 0, true);
+  bool rows_match = c.src->ndim() >= 1 && c.src->ndim() == c.dst->ndim();
+  for (int d = 1; rows_match && d < c.src->ndim(); ++d) rows_match = c.src->dim(d) == c.dst->dim(d);
+  if (!rows_match)
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ past dim 0", op, src_name,
+         c.src->describe(), dst_name, c.dst->describe());
+  if (c.n_rows < 0 || c.src_row < 0 || c.src_row + c.n_rows > c.src->dim(0) || c.dst_row < 0 ||
+      c.dst_row + c.n_rows > c.dst->dim(0))
+    fail(ErrorCode::kInvalidArgument, "{}: copies[{}]: rows [{}, +{}) of {} into [{}, +{}) of {}",
+         op, i, c.src_row, c.n_rows, c.src->describe(), c.dst_row, c.n_rows, c.dst->describe());
+  if (c.src->dtype() != copies[0].src->dtype() || c.dst->dtype() != copies[0].dst->dtype())
+    fail(ErrorCode::kInvalidArgument, "{}: copies[{}]'s dtypes differ from copies[0]'s", op, i);
+  same_device(op, *c.src, *copies[0].dst);
+  same_device(op, *c.dst, *copies[0].dst);
 }
 
 }  // namespace
@@ -111,6 +180,26 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   same_device("attention", v, out);
 }
 
+void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
+                          std::span<const int32_t> q_positions, const Tensor& out) {
+  const char* op = "attention_seqs";
+  need_tensor(op, "q", q, 3, false);
+  need_tensor(op, "out", out, 3, false);
+  if (!(q.shape() == out.shape()))
+    fail(ErrorCode::kInvalidArgument, "{}: out {} must have q's shape {}", op, out.describe(),
+         q.describe());
+  same_device(op, q, out);
+  need_dim(op, "number of q_positions", static_cast<int64_t>(q_positions.size()), q.dim(0));
+  std::vector<std::pair<uintptr_t, uintptr_t>> rows;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    check_seq(q, seqs, i, out);
+    if (seqs[i].n_q > 0)
+      rows.emplace_back(static_cast<uintptr_t>(seqs[i].q_begin),
+                        static_cast<uintptr_t>(seqs[i].q_begin + seqs[i].n_q));
+  }
+  need_disjoint(op, "two sequences' query rows", std::move(rows));
+}
+
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
   need_tensor(op, "input", a, 0, false);
   need_tensor(op, "output", b, 0, false);
@@ -131,6 +220,20 @@ void check_convert(const Tensor& src, const Tensor& dst) {
     fail(ErrorCode::kInvalidArgument, "convert: shapes {} and {} differ", src.describe(),
          dst.describe());
   same_device("convert", src, dst);
+}
+
+void check_convert_rows(std::span<const RowCopy> copies) {
+  std::vector<std::pair<uintptr_t, uintptr_t>> bytes;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    check_copy(copies, i);
+    const RowCopy& c = copies[i];
+    if (c.n_rows == 0 || c.dst->numel() == 0) continue;
+    const uintptr_t row_bytes = c.dst->nbytes() / static_cast<size_t>(c.dst->dim(0));
+    const uintptr_t first =
+        reinterpret_cast<uintptr_t>(c.dst->raw()) + static_cast<uintptr_t>(c.dst_row) * row_bytes;
+    bytes.emplace_back(first, first + static_cast<uintptr_t>(c.n_rows) * row_bytes);
+  }
+  need_disjoint("convert_rows", "two copies' destination rows", std::move(bytes));
 }
 
 }  // namespace cairn::ops

@@ -16,9 +16,12 @@ void check_rope(const Tensor& x, std::span<const int32_t> positions, const RopeP
 void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                      std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                      const Tensor& out);
+void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
+                          std::span<const int32_t> q_positions, const Tensor& out);
 // Same shape, f32, contiguous, one device: the elementwise and row-wise ops.
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
+void check_convert_rows(std::span<const RowCopy> copies);
 
 }  // namespace cairn::ops

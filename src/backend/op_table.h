@@ -21,6 +21,9 @@ struct OpTable {
   void (*attention)(const Tensor& q, const Tensor& k, const Tensor& v,
                     std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                     const AttentionParams& p, Tensor& out) = nullptr;
+  void (*attention_seqs)(const Tensor& q, std::span<const AttentionSeq> seqs,
+                         std::span<const int32_t> q_positions, const AttentionParams& p,
+                         Tensor& out) = nullptr;
   void (*gated_activation)(const Tensor& gate, const Tensor& up, Activation act,
                            Tensor& out) = nullptr;
   void (*add)(const Tensor& a, const Tensor& b, Tensor& y) = nullptr;
@@ -29,6 +32,7 @@ struct OpTable {
   void (*softmax)(const Tensor& x, Tensor& y) = nullptr;
   void (*log_softmax)(const Tensor& x, Tensor& y) = nullptr;
   void (*convert)(const Tensor& src, Tensor& dst) = nullptr;
+  void (*convert_rows)(std::span<const RowCopy> copies) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set.

@@ -40,6 +40,12 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   op_table(out.device().kind).attention(q, k, v, q_positions, kv_positions, p, out);
 }
 
+void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
+                    std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out) {
+  check_attention_seqs(q, seqs, q_positions, out);
+  op_table(out.device().kind).attention_seqs(q, seqs, q_positions, p, out);
+}
+
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {
   check_same_f32("gated_activation", gate, up);
   check_same_f32("gated_activation", gate, out);
@@ -76,6 +82,12 @@ void log_softmax(const Tensor& x, Tensor& y) {
 void convert(const Tensor& src, Tensor& dst) {
   check_convert(src, dst);
   op_table(dst.device().kind).convert(src, dst);
+}
+
+void convert_rows(std::span<const RowCopy> copies) {
+  check_convert_rows(copies);
+  if (copies.empty()) return;
+  op_table(copies.front().dst->device().kind).convert_rows(copies);
 }
 
 }  // namespace cairn::ops

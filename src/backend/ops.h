@@ -58,6 +58,23 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                const AttentionParams& p, Tensor& out);
 
+// One sequence of attention_seqs: keys and values at rows 0 .. n_kv-1 of k and
+// v, key j at position j (a cache that stores each position at its index); its
+// queries are rows [q_begin, q_begin + n_q) of q and out.
+struct AttentionSeq {
+  const Tensor* k = nullptr;  // [>= n_kv, n_kv_heads, head_dim] f32, bf16 or f16
+  const Tensor* v = nullptr;  // k's shape and dtype
+  int64_t q_begin = 0, n_q = 0, n_kv = 0;
+};
+
+// attention() for many sequences in one call (one launch on a GPU): each query
+// row's output is bit for bit what attention() gives for its sequence alone,
+// with kv_positions 0 .. n_kv-1. q, out [n_rows, n_heads, head_dim] f32;
+// q_positions [n_rows]. Every sequence's K/V has one dtype and n_kv_heads; the
+// sequences' query rows do not overlap; rows of out no sequence owns are not written.
+void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
+                    std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out);
+
 enum class Activation : uint8_t { kSilu, kGeluTanh };
 
 // out[n, f] = act(gate[n, f]) * up[n, f]. All f32. out may alias gate.
@@ -79,5 +96,21 @@ void log_softmax(const Tensor& x, Tensor& y);
 // Copy with dtype conversion between same-shaped contiguous tensors
 // (f32/bf16/f16 in any direction).
 void convert(const Tensor& src, Tensor& dst);
+
+// One block of rows of convert_rows: rows [src_row, src_row + n_rows) of *src
+// converted into rows [dst_row, dst_row + n_rows) of *dst. A row is everything
+// past dim 0; src and dst have the same dims past dim 0.
+struct RowCopy {
+  const Tensor* src = nullptr;
+  int64_t src_row = 0;
+  Tensor* dst = nullptr;
+  int64_t dst_row = 0, n_rows = 0;
+};
+
+// convert() of many row blocks in one call (one launch on a GPU): a batch's
+// K/V rows appended to each sequence's cache. The bytes written are convert()'s.
+// Every src has one dtype, every dst one dtype (f32, bf16 or f16), all on one
+// device; destination rows do not overlap.
+void convert_rows(std::span<const RowCopy> copies);
 
 }  // namespace cairn::ops

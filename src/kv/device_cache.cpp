@@ -24,7 +24,6 @@ DeviceKvCache::DeviceKvCache(const ModelConfig& c, Device device, DType dtype, i
 void DeviceKvCache::reset(int32_t slot) {
   Slot& s = slot_for(slot);
   std::fill(s.n_layer.begin(), s.n_layer.end(), 0);
-  s.positions.clear();
 }
 
 int64_t DeviceKvCache::n_tokens(int32_t slot) const {
@@ -47,9 +46,6 @@ void DeviceKvCache::fill_random(int32_t slot, int64_t n_tokens, uint64_t seed) {
     dev.fill_uniform(v, seed + 2 * il + 1, -1.0f, 1.0f);
     s.n_layer[il] = n_tokens;
   }
-  s.positions.resize(static_cast<size_t>(n_tokens));
-  for (int64_t i = 0; i < n_tokens; ++i)
-    s.positions[static_cast<size_t>(i)] = static_cast<int32_t>(i);
 }
 
 size_t DeviceKvCache::slot_bytes() const {
@@ -72,49 +68,55 @@ DeviceKvCache::Slot& DeviceKvCache::slot_for(int32_t slot) {
   return s;
 }
 
-namespace {
-
-// dst = src converted to dst's dtype (same shape, both on one device).
-void store_rows(const Tensor& src, Tensor dst) {
-  if (src.dtype() == dst.dtype())
-    device_backend(dst.device().kind).copy(src, dst);
-  else
-    ops::convert(src, dst);
+std::vector<int64_t> DeviceKvCache::lengths_after(int il, const ForwardBatch& batch) {
+  std::vector<int64_t> pending(slots_.size(), -1);  // per slot: length after its spans so far
+  std::vector<int64_t> after;
+  for (const SeqSpan& span : batch.spans) {
+    if (span.n_tokens == 0) {
+      after.push_back(0);
+      continue;
+    }
+    Slot& s = slot_for(span.seq_slot);
+    int64_t& len = pending[static_cast<size_t>(span.seq_slot)];
+    if (len < 0) len = s.n_layer[static_cast<size_t>(il)];
+    if (len + span.n_tokens > max_tokens_)
+      fail(ErrorCode::kOutOfMemory, "DeviceKvCache: slot {} would hold {} positions, max {}",
+           span.seq_slot, len + span.n_tokens, max_tokens_);
+    for (int64_t i = 0; i < span.n_tokens; ++i)
+      if (batch.positions[static_cast<size_t>(span.token_begin + i)] != len + i)
+        fail(ErrorCode::kInvalidArgument,
+             "DeviceKvCache: slot {} expects position {}, the batch gives {}", span.seq_slot,
+             len + i, batch.positions[static_cast<size_t>(span.token_begin + i)]);
+    len += span.n_tokens;
+    after.push_back(len);
+  }
+  return after;
 }
-
-}  // namespace
 
 void DeviceKvCache::append_and_attend(int il, const ForwardBatch& batch, const Tensor& q,
                                       const Tensor& k, const Tensor& v,
                                       const ops::AttentionParams& p, Tensor& out) {
   CAIRN_CHECK(il >= 0 && il < n_layers_, "layer {} of {}", il, n_layers_);
-  for (const SeqSpan& span : batch.spans) {
+  const std::vector<int64_t> after = lengths_after(il, batch);
+  std::vector<ops::RowCopy> copies;
+  std::vector<ops::AttentionSeq> seqs;
+  for (size_t i = 0; i < batch.spans.size(); ++i) {
+    const SeqSpan& span = batch.spans[i];
     if (span.n_tokens == 0) continue;
-    Slot& s = slot_for(span.seq_slot);
-    int64_t& len = s.n_layer[static_cast<size_t>(il)];
-    if (len + span.n_tokens > max_tokens_)
-      fail(ErrorCode::kOutOfMemory, "DeviceKvCache: slot {} would hold {} positions, max {}",
-           span.seq_slot, len + span.n_tokens, max_tokens_);
-    const int64_t b = span.token_begin, e = span.token_begin + span.n_tokens;
-    for (int64_t i = 0; i < span.n_tokens; ++i)
-      if (batch.positions[static_cast<size_t>(b + i)] != len + i)
-        fail(ErrorCode::kInvalidArgument,
-             "DeviceKvCache: slot {} expects position {}, the batch gives {}", span.seq_slot,
-             len + i, batch.positions[static_cast<size_t>(b + i)]);
-    if (il == 0)
-      for (int64_t i = 0; i < span.n_tokens; ++i)
-        s.positions.push_back(static_cast<int32_t>(len + i));
-    store_rows(k.slice_rows(b, e),
-               s.k[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
-    store_rows(v.slice_rows(b, e),
-               s.v[static_cast<size_t>(il)].slice_rows(len, len + span.n_tokens));
-    len += span.n_tokens;
-    std::span<const int32_t> q_pos(batch.positions.data() + b, static_cast<size_t>(span.n_tokens));
-    std::span<const int32_t> kv_pos(s.positions.data(), static_cast<size_t>(len));
-    Tensor o = out.slice_rows(b, e);
-    ops::attention(q.slice_rows(b, e), s.k[static_cast<size_t>(il)].slice_rows(0, len),
-                   s.v[static_cast<size_t>(il)].slice_rows(0, len), q_pos, kv_pos, p, o);
+    Slot& s = slots_[static_cast<size_t>(span.seq_slot)];
+    Tensor& k_buf = s.k[static_cast<size_t>(il)];
+    Tensor& v_buf = s.v[static_cast<size_t>(il)];
+    const int64_t len = after[i] - span.n_tokens;
+    copies.push_back({&k, span.token_begin, &k_buf, len, span.n_tokens});
+    copies.push_back({&v, span.token_begin, &v_buf, len, span.n_tokens});
+    seqs.push_back({&k_buf, &v_buf, span.token_begin, span.n_tokens, after[i]});
   }
+  ops::convert_rows(copies);
+  ops::attention_seqs(q, seqs, batch.positions, p, out);
+  for (size_t i = 0; i < batch.spans.size(); ++i)  // a slot's last span holds its length
+    if (batch.spans[i].n_tokens > 0)
+      slots_[static_cast<size_t>(batch.spans[i].seq_slot)].n_layer[static_cast<size_t>(il)] =
+          after[i];
 }
 
 }  // namespace cairn

@@ -1,9 +1,11 @@
 // A KvView for a model on any device: per sequence slot and layer, one
 // contiguous K and one V buffer of max_tokens rows in that device's memory, in
-// f32, bf16 or f16. Appends convert the step's f32 rows into the buffer;
-// attention is ops::attention over rows [0, n_tokens) (causal by position,
-// windows masked, nothing freed). The GPU's cache until paged device pages
-// land; on the CPU it equals ContiguousKvCache up to the attention kernel.
+// f32, bf16 or f16, position p at row p. Per layer, one ops::convert_rows puts
+// every span's f32 K and V rows into its slot's buffers, and one
+// ops::attention_seqs attends every span over rows [0, n_tokens) of its slot
+// (causal by position, windows masked, nothing freed): two calls whatever the
+// number of sequences. The GPU's cache until paged device pages land; on the
+// CPU it equals ContiguousKvCache up to the attention kernel.
 #pragma once
 
 #include <cstdint>
@@ -36,11 +38,14 @@ class DeviceKvCache final : public KvView {
 
  private:
   struct Slot {
-    std::vector<Tensor> k, v;        // [n_layers] of [max_tokens, n_kv_heads, head_dim]
-    std::vector<int64_t> n_layer;    // [n_layers] rows written per layer
-    std::vector<int32_t> positions;  // 0, 1, ... for rows written by layer 0
+    std::vector<Tensor> k, v;      // [n_layers] of [max_tokens, n_kv_heads, head_dim]
+    std::vector<int64_t> n_layer;  // [n_layers] rows written per layer
   };
   Slot& slot_for(int32_t seq_slot);
+  // Checks every span of `batch` against layer il's lengths (positions continue
+  // each slot's, max_tokens) before anything is written; returns each span's
+  // slot length after its append (0 for an empty span).
+  std::vector<int64_t> lengths_after(int il, const ForwardBatch& batch);
 
   Device device_;
   DType dtype_;

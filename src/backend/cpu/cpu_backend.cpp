@@ -66,6 +66,7 @@ const OpTable& reference_table() {
     t.layer_norm = ref::layer_norm;
     t.rope = ref::rope;
     t.attention = ref::attention;
+    t.attention_seqs = ref::attention_seqs;
     t.gated_activation = ref::gated_activation;
     t.add = ref::add;
     t.scale = ref::scale;
@@ -73,6 +74,7 @@ const OpTable& reference_table() {
     t.softmax = ref::softmax;
     t.log_softmax = ref::log_softmax;
     t.convert = ref::convert;
+    t.convert_rows = ref::convert_rows;
     return t;
   }();
   return table;

@@ -5,6 +5,8 @@
 //                 combine kernel folds them per row in split order.
 //   fused path  — many rows (prefill): a thread block per (16 rows, KV head) walks
 //                 every key split in order and folds each partial as it is done.
+// (attention_blocks.cuh holds both blocks' code; attention_seqs.cu runs the same
+// blocks for many sequences in one launch.)
 // Which one runs changes the speed, never the bits: a row's splits, key blocks,
 // dot products and folds are the same code in the same order either way.
 #include <algorithm>
@@ -13,7 +15,7 @@
 #include <vector>
 
 #include "backend/cuda/attention.h"
-#include "backend/cuda/attention_tile.cuh"
+#include "backend/cuda/attention_host.cuh"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/op_errors.h"
 
@@ -21,96 +23,26 @@ namespace cairn::cuda {
 namespace attn {
 namespace {
 
-constexpr int kSplitRows = 1;  // rows per warp, split path
-constexpr int kFusedRows = 4;  // rows per warp, fused path
-constexpr size_t kMaxWorkspace = size_t{256} << 20;
-
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads) split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);
-  BlockRows b;
-  b.kvh = blockIdx.y;
-  b.row0 = blockIdx.z * kWarps * kSplitRows;
-  RowInfo rows[kSplitRows];
-  setup_block<kSplitRows>(p, b, smem, smem + kWarps * kSplitRows * p.stride, rows);
-  RowState<S> st[kSplitRows];
-  const int split = blockIdx.x;
-  attend_split<T, kSplitRows, S>(p, b, smem, split, rows, st);
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int i = 0; i < kSplitRows; ++i) {
-    if (!rows[i].valid) continue;
-    const int64_t idx = rows[i].out * p.n_splits + split;
-    if (lane == 0) p.part_ml[2 * idx] = st[i].m, p.part_ml[2 * idx + 1] = st[i].l;
-    if (st[i].l == 0.0f) continue;  // the combine kernel skips empty partials
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      const int c = lane + 32 * s;
-      if (c < p.head_dim) p.part_acc[idx * p.head_dim + c] = st[i].acc[s];
-    }
-  }
+  split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
+                    blockIdx.z * kWarps * kSplitRows, blockIdx.x);
 }
 
-// One warp per output row: folds the row's partials in split order.
+// One warp per output row.
 template <int S>
 __global__ void __launch_bounds__(kThreads) combine_kernel(Params p) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + (threadIdx.x >> 5);
   if (row >= static_cast<int64_t>(p.n_q) * p.n_heads) return;
-  const int lane = threadIdx.x & 31;
-  RowState<S> total;
-  for (int split = 0; split < p.n_splits; ++split) {
-    const int64_t idx = row * p.n_splits + split;
-    RowState<S> part;
-    part.l = p.part_ml[2 * idx + 1];
-    if (part.l == 0.0f) continue;
-    part.m = p.part_ml[2 * idx];
-#pragma unroll
-    for (int s = 0; s < S; ++s) {
-      const int c = lane + 32 * s;
-      part.acc[s] = c < p.head_dim ? p.part_acc[idx * p.head_dim + c] : 0.0f;
-    }
-    fold(total, part);
-  }
-  finalize(total, p.head_dim, p.out + row * p.head_dim);
+  combine_row<S>(p, row);
 }
 
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  float* smem = reinterpret_cast<float*>(smem4);
-  BlockRows b;
-  b.kvh = blockIdx.y;
-  b.row0 = blockIdx.x * kWarps * kFusedRows;
-  RowInfo rows[kFusedRows];
-  setup_block<kFusedRows>(p, b, smem, smem + kWarps * kFusedRows * p.stride, rows);
-  RowState<S> total[kFusedRows];
-  for (int split = 0; split < p.n_splits; ++split) {
-    RowState<S> part[kFusedRows];
-    attend_split<T, kFusedRows, S>(p, b, smem, split, rows, part);
-#pragma unroll
-    for (int i = 0; i < kFusedRows; ++i) fold(total[i], part[i]);
-  }
-#pragma unroll
-  for (int i = 0; i < kFusedRows; ++i)
-    if (rows[i].valid) finalize(total[i], p.head_dim, p.out + rows[i].out * p.head_dim);
-}
-
-size_t smem_bytes(int rows_per_warp, int stride) {
-  return static_cast<size_t>(kWarps * rows_per_warp + 2 * kKeyBlock) * stride * sizeof(float);
-}
-
-// Row stride in shared memory: head_dim rounded up to 4, then to an odd number
-// of 16-byte groups so that lanes 0-7 reading float4s of rows 0-7 hit 32 banks.
-int smem_stride(int head_dim) {
-  const int hd4 = (head_dim + 3) & ~3;
-  return (hd4 / 4) % 2 == 0 ? hd4 + 4 : hd4;
-}
-
-template <typename Kernel>
-void allow_smem(Kernel kernel, size_t bytes) {
-  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(bytes)));
+  fused_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
+                    blockIdx.x * kWarps * kFusedRows);
 }
 
 template <typename T, int S>
@@ -145,38 +77,6 @@ void launch_dtype(const Params& p, bool split_path) {
   if (p.head_dim <= 64) return launch<T, 2>(p, split_path);
   if (p.head_dim <= 128) return launch<T, 4>(p, split_path);
   launch<T, 8>(p, split_path);
-}
-
-int sm_count() {
-  static const int n = [] {
-    int dev = 0, count = 0;
-    CAIRN_CUDA_CHECK(cudaGetDevice(&dev));
-    CAIRN_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
-    return count;
-  }();
-  return n;
-}
-
-// The split path's partials: one buffer, grown on the stream, reused by every
-// call (calls are ordered on the one stream; the mutex orders the host side).
-struct Workspace {
-  std::mutex mutex;
-  void* data = nullptr;
-  size_t bytes = 0;
-
-  void* reserve(size_t need) {
-    if (need > bytes) {
-      if (data) CAIRN_CUDA_CHECK(cudaFreeAsync(data, stream()));
-      CAIRN_CUDA_CHECK(cudaMallocAsync(&data, need, stream()));
-      bytes = need;
-    }
-    return data;
-  }
-};
-
-Workspace& workspace() {
-  static Workspace* w = new Workspace();  // lives until exit: kernels may still use it
-  return *w;
 }
 
 // [n_key_blocks, 2]: the min and max position of each key block's keys.

@@ -34,8 +34,9 @@ struct Params {
   const void* v;
   float* out;                  // [n_q, n_heads, head_dim]
   const int32_t* q_pos;        // [n_q]
-  const int32_t* kv_pos;       // [n_kv]
-  const int32_t* block_range;  // [n_key_blocks, 2]: min and max key position per key block
+  const int32_t* kv_pos;       // [n_kv]; null: key j is at position j
+  const int32_t* block_range;  // [n_key_blocks, 2]: min and max key position per key
+                               // block; null with kv_pos
   float* part_acc;             // [n_q * n_heads, n_splits, head_dim] (split path)
   float* part_ml;              // [n_q * n_heads, n_splits, 2]: max, sum (split path)
   int n_q, n_heads, n_kv_heads, group, head_dim, n_kv, n_splits;

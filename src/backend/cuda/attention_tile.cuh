@@ -174,7 +174,9 @@ __device__ void setup_block(const Params& p, BlockRows& b, float* q_s, float* k_
 // False when no query of the block can see any key of key block kb (from the
 // key position range of the block): the tile is not even loaded.
 __device__ __forceinline__ bool may_see(const Params& p, const BlockRows& b, int kb) {
-  const int32_t k_min = p.block_range[2 * kb], k_max = p.block_range[2 * kb + 1];
+  const bool listed = p.block_range != nullptr;  // else key j is at position j
+  const int32_t k_min = listed ? p.block_range[2 * kb] : kb * kKeyBlock;
+  const int32_t k_max = listed ? p.block_range[2 * kb + 1] : min(p.n_kv, (kb + 1) * kKeyBlock) - 1;
   return k_min <= b.q_max &&
          (p.window <= 0 || static_cast<int64_t>(k_max) > static_cast<int64_t>(b.q_min) - p.window);
 }
@@ -208,7 +210,7 @@ __device__ void attend_key_block(const Params& p, const float* q_w, const float*
                                  RowState<S> (&st)[R]) {
   const int lane = threadIdx.x & 31, key = key0 + lane;
   const bool in = key < p.n_kv;
-  const int32_t k_pos = in ? p.kv_pos[key] : 0;
+  const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
   float dot[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) dot[i] = 0.0f;

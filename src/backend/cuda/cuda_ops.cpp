@@ -1,7 +1,9 @@
 #include "backend/cuda/cuda_ops.h"
 
 #include "backend/cuda/attention.h"
+#include "backend/cuda/attention_seqs.h"
 #include "backend/cuda/convert.h"
+#include "backend/cuda/convert_rows.h"
 #include "backend/cuda/elementwise.h"
 #include "backend/cuda/embedding.h"
 #include "backend/cuda/gated_activation.h"
@@ -21,6 +23,7 @@ void register_cuda_ops() {
   t.layer_norm = &layer_norm;
   t.rope = &rope;
   t.attention = &attention;
+  t.attention_seqs = &attention_seqs;
   t.gated_activation = &gated_activation;
   t.add = &add;
   t.scale = &scale;
@@ -28,6 +31,7 @@ void register_cuda_ops() {
   t.softmax = &softmax;
   t.log_softmax = &log_softmax;
   t.convert = &convert;
+  t.convert_rows = &convert_rows;
   ops::register_op_table(DeviceKind::kCuda, t);
 }
 

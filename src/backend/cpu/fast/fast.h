@@ -28,6 +28,10 @@ void softcap(Tensor& x, float cap);
 void softmax(const Tensor& x, Tensor& y);
 void log_softmax(const Tensor& x, Tensor& y);
 void convert(const Tensor& src, Tensor& dst);
+// The batched ops: loops over this table's attention and convert (cpu/seq_loops.h).
+void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
+                    std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out);
+void convert_rows(std::span<const RowCopy> copies);
 
 // The kernel arguments of y = x · wᵀ (+ bias) for checked tensors.
 MatmulArgs matmul_args(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);

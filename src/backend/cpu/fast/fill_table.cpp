@@ -9,6 +9,7 @@ void fill_table(OpTable& t) {
   t.layer_norm = layer_norm;
   t.rope = rope;
   t.attention = attention;
+  t.attention_seqs = attention_seqs;
   t.gated_activation = gated_activation;
   t.add = add;
   t.scale = scale;
@@ -16,6 +17,7 @@ void fill_table(OpTable& t) {
   t.softmax = softmax;
   t.log_softmax = log_softmax;
   t.convert = convert;
+  t.convert_rows = convert_rows;
 }
 
 }  // namespace cairn::ops::fast

@@ -1,0 +1,214 @@
+// Attention of many sequences in one launch: the thread blocks of attention.cu
+// (attention_blocks.cuh), each given one sequence's Params. A block finds its
+// sequence in an uploaded table by its block index; the table lists, per
+// sequence, where its blocks start in each grid and where its partials sit in
+// the workspace. Keys are at their indices (kv_pos null), so no position list
+// is uploaded. A row's Params, splits and folds are those of cuda::attention
+// over its sequence alone, hence the same bits (docs/determinism.md).
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/attention_host.cuh"
+#include "backend/cuda/attention_seqs.h"
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/op_errors.h"
+
+namespace cairn::cuda {
+namespace attn {
+namespace {
+
+// One sequence with queries, as the kernels see it.
+struct SeqEntry {
+  const void* k;  // [>= n_kv, n_kv_heads, head_dim]
+  const void* v;
+  int64_t q_begin;    // its first row of q and out
+  int64_t ws_offset;  // floats into the workspace: its part_ml, then its part_acc
+  int32_t n_q, n_kv;
+  int32_t split_begin, fused_begin, combine_begin;  // its first block in each grid
+  int32_t vec_loads;
+};
+
+enum class Grid { kSplit, kFused, kCombine };
+
+// The last entry whose blocks in `grid` start at or before `block` (entries
+// are in block order and each has at least one block).
+template <Grid G>
+__device__ __forceinline__ const SeqEntry& find_seq(const SeqEntry* seqs, int n, int block) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    const int begin = G == Grid::kSplit   ? seqs[mid].split_begin
+                      : G == Grid::kFused ? seqs[mid].fused_begin
+                                          : seqs[mid].combine_begin;
+    if (begin <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return seqs[lo];
+}
+
+// The Params cuda::attention would build for this sequence alone (but for the
+// key positions, implicit here, and the workspace offset).
+__device__ __forceinline__ Params seq_params(const Params& base, const SeqEntry& e) {
+  Params p = base;
+  const int64_t row0 = e.q_begin * base.n_heads * base.head_dim;
+  p.q = base.q + row0, p.out = base.out + row0, p.q_pos = base.q_pos + e.q_begin;
+  p.k = e.k, p.v = e.v, p.n_q = e.n_q, p.n_kv = e.n_kv, p.vec_loads = e.vec_loads != 0;
+  p.n_splits = (e.n_kv + kSplitKeys - 1) / kSplitKeys;
+  if (base.part_ml) {
+    p.part_ml = base.part_ml + e.ws_offset;
+    p.part_acc = p.part_ml + static_cast<int64_t>(e.n_q) * base.n_heads * p.n_splits * 2;
+  }
+  return p;
+}
+
+template <typename T, int S>
+__global__ void __launch_bounds__(kThreads)
+    seqs_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+  extern __shared__ float4 smem4[];
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const Params p = seq_params(base, e);
+  if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
+  split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
+                    (blockIdx.z - e.split_begin) * kWarps * kSplitRows, blockIdx.x);
+}
+
+template <int S>
+__global__ void __launch_bounds__(kThreads)
+    seqs_combine_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+  const SeqEntry& e = find_seq<Grid::kCombine>(seqs, n_seqs, blockIdx.x);
+  const Params p = seq_params(base, e);
+  const int64_t row =
+      static_cast<int64_t>(blockIdx.x - e.combine_begin) * kWarps + (threadIdx.x >> 5);
+  if (row >= static_cast<int64_t>(p.n_q) * p.n_heads) return;
+  combine_row<S>(p, row);
+}
+
+template <typename T, int S>
+__global__ void __launch_bounds__(kThreads)
+    seqs_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+  extern __shared__ float4 smem4[];
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, blockIdx.x);
+  fused_block<T, S>(seq_params(base, e), reinterpret_cast<float*>(smem4), blockIdx.y,
+                    (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
+}
+
+// The table and the grids of one call.
+struct Plan {
+  std::vector<SeqEntry> seqs;
+  int64_t split_blocks = 0, fused_blocks = 0, combine_blocks = 0, fused_rows = 0;
+  int64_t ws_floats = 0;
+  int max_splits = 0;
+  bool split_path = false;
+};
+
+Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs) {
+  Plan plan;
+  const size_t esize = seqs.front().k->dtype() == DType::kF32 ? 4 : 2;
+  for (const ops::AttentionSeq& s : seqs) {
+    if (s.n_q == 0) continue;
+    SeqEntry e{};
+    e.k = s.k->raw(), e.v = s.v->raw();
+    e.q_begin = s.q_begin, e.ws_offset = plan.ws_floats;
+    e.n_q = static_cast<int32_t>(s.n_q), e.n_kv = static_cast<int32_t>(s.n_kv);
+    e.vec_loads = (base.head_dim * esize) % 16 == 0 && reinterpret_cast<uintptr_t>(e.k) % 16 == 0 &&
+                  reinterpret_cast<uintptr_t>(e.v) % 16 == 0;
+    e.split_begin = static_cast<int32_t>(plan.split_blocks);
+    e.fused_begin = static_cast<int32_t>(plan.fused_blocks);
+    e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
+    const int64_t rows_per_head = s.n_q * base.group;
+    const int n_splits = static_cast<int>((s.n_kv + kSplitKeys - 1) / kSplitKeys);
+    plan.split_blocks += blocks_for(rows_per_head, kWarps * kSplitRows);
+    plan.fused_blocks += blocks_for(rows_per_head, kWarps * kFusedRows);
+    plan.combine_blocks += blocks_for(s.n_q * base.n_heads, kWarps);
+    plan.fused_rows += rows_per_head;
+    plan.ws_floats += s.n_q * base.n_heads * n_splits * (base.head_dim + 2);
+    plan.max_splits = std::max(plan.max_splits, n_splits);
+    plan.seqs.push_back(e);
+  }
+  // Speed only: the split path when the fused grid would not fill the GPU twice
+  // or its blocks would be mostly empty (decode: a few rows per sequence).
+  const bool fills = base.n_kv_heads * plan.fused_blocks >= 2 * sm_count();
+  const bool sparse = 2 * plan.fused_rows < plan.fused_blocks * kWarps * kFusedRows;
+  plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
+                    plan.ws_floats * sizeof(float) <= kMaxWorkspace;
+  return plan;
+}
+
+template <typename T, int S>
+void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
+  const int n = static_cast<int>(plan.seqs.size());
+  const int max_stride = smem_stride(32 * S);
+  if (plan.split_path) {
+    static const bool ready =
+        (allow_smem(seqs_split_kernel<T, S>, smem_bytes(kSplitRows, max_stride)), true);
+    (void)ready;
+    const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
+                    static_cast<unsigned>(plan.split_blocks));
+    seqs_split_kernel<T, S>
+        <<<grid, kThreads, smem_bytes(kSplitRows, base.stride), stream()>>>(base, table, n);
+    check_launch("attention seqs_split_kernel");
+    seqs_combine_kernel<S>
+        <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);
+    check_launch("attention seqs_combine_kernel");
+    return;
+  }
+  static const bool ready =
+      (allow_smem(seqs_fused_kernel<T, S>, smem_bytes(kFusedRows, max_stride)), true);
+  (void)ready;
+  const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
+  seqs_fused_kernel<T, S>
+      <<<grid, kThreads, smem_bytes(kFusedRows, base.stride), stream()>>>(base, table, n);
+  check_launch("attention seqs_fused_kernel");
+}
+
+template <typename T>
+void launch_dtype(const Params& base, const Plan& plan, const SeqEntry* table) {
+  if (base.head_dim <= 32) return launch<T, 1>(base, plan, table);
+  if (base.head_dim <= 64) return launch<T, 2>(base, plan, table);
+  if (base.head_dim <= 128) return launch<T, 4>(base, plan, table);
+  launch<T, 8>(base, plan, table);
+}
+
+}  // namespace
+}  // namespace attn
+
+void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
+                    std::span<const int32_t> q_positions, const ops::AttentionParams& ap,
+                    Tensor& out) {
+  using namespace attn;
+  if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0) return;
+  Params base{};
+  base.n_heads = static_cast<int>(q.dim(1)), base.head_dim = static_cast<int>(q.dim(2));
+  base.n_kv_heads = static_cast<int>(seqs.front().k->dim(1));
+  if (base.head_dim > kMaxHeadDim)
+    unsupported("attention_seqs", "head_dim " + std::to_string(base.head_dim) + " > 256");
+  base.group = base.n_heads / base.n_kv_heads;
+  base.stride = smem_stride(base.head_dim);
+  base.scale = ap.scale, base.softcap = ap.softcap, base.window = ap.window;
+  base.q = q.data<float>(), base.out = out.data<float>();
+  const Plan plan = plan_for(base, seqs);
+  if (plan.seqs.empty()) return;
+
+  std::lock_guard<std::mutex> lock(workspace().mutex);
+  base.q_pos = upload(q_positions);
+  const SeqEntry* table = upload(std::span<const SeqEntry>(plan.seqs));
+  if (plan.split_path)
+    base.part_ml = static_cast<float*>(
+        workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));
+  switch (seqs.front().k->dtype()) {
+    case DType::kF32:
+      return launch_dtype<float>(base, plan, table);
+    case DType::kBF16:
+      return launch_dtype<__nv_bfloat16>(base, plan, table);
+    case DType::kF16:
+      return launch_dtype<__half>(base, plan, table);
+    default:
+      unsupported("attention_seqs", "K/V dtype");
+  }
+}
+
+}  // namespace cairn::cuda

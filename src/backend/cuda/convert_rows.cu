@@ -1,0 +1,87 @@
+// convert_rows: one launch for every row block. Each block of the grid converts
+// kPerBlock consecutive elements of one row block, found by binary search in an
+// uploaded table of (src, dst, elements, first grid block); each element goes
+// through float_load.cuh as in convert.cu, so the bytes are convert()'s.
+#include <vector>
+
+#include "backend/cuda/convert_rows.h"
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/float_load.cuh"
+
+namespace cairn::cuda {
+namespace {
+
+constexpr int kPerThread = 4;
+constexpr int64_t kPerBlock = int64_t{kBlock} * kPerThread;
+
+// One row block, as the kernel sees it: src and dst at its first row.
+struct CopyEntry {
+  const void* src;
+  void* dst;
+  int64_t n;            // elements
+  int64_t block_begin;  // its first grid block
+};
+
+template <DType kSrc, DType kDst>
+__global__ void convert_rows_kernel(const CopyEntry* copies, int n_copies) {
+  const int64_t block = blockIdx.x;
+  int lo = 0, hi = n_copies - 1;  // the last entry starting at or before `block`
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (copies[mid].block_begin <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const CopyEntry c = copies[lo];
+  const int64_t first = (block - c.block_begin) * kPerBlock;
+  for (int j = 0; j < kPerThread; ++j) {
+    const int64_t i = first + j * kBlock + threadIdx.x;
+    if (i < c.n) store_f32<kDst>(c.dst, i, load_f32<kSrc>(c.src, i));
+  }
+}
+
+template <DType kSrc>
+void launch_from(DType dst_dtype, const CopyEntry* table, int n, unsigned grid) {
+  if (dst_dtype == DType::kF32)
+    convert_rows_kernel<kSrc, DType::kF32><<<grid, kBlock, 0, stream()>>>(table, n);
+  else if (dst_dtype == DType::kBF16)
+    convert_rows_kernel<kSrc, DType::kBF16><<<grid, kBlock, 0, stream()>>>(table, n);
+  else
+    convert_rows_kernel<kSrc, DType::kF16><<<grid, kBlock, 0, stream()>>>(table, n);
+}
+
+}  // namespace
+
+void convert_rows(std::span<const ops::RowCopy> copies) {
+  std::vector<CopyEntry> entries;
+  int64_t blocks = 0;
+  for (const ops::RowCopy& c : copies) {
+    if (c.n_rows == 0 || c.src->numel() == 0) continue;
+    const int64_t row = c.src->numel() / c.src->dim(0);  // elements per row
+    const size_t src_row_bytes = dtype_bytes(c.src->dtype(), static_cast<size_t>(row));
+    const size_t dst_row_bytes = dtype_bytes(c.dst->dtype(), static_cast<size_t>(row));
+    CopyEntry e{};
+    e.src =
+        static_cast<const uint8_t*>(c.src->raw()) + static_cast<size_t>(c.src_row) * src_row_bytes;
+    e.dst = static_cast<uint8_t*>(c.dst->raw()) + static_cast<size_t>(c.dst_row) * dst_row_bytes;
+    e.n = c.n_rows * row;
+    e.block_begin = blocks;
+    blocks += (e.n + kPerBlock - 1) / kPerBlock;
+    entries.push_back(e);
+  }
+  if (entries.empty()) return;
+  const CopyEntry* table = upload(std::span<const CopyEntry>(entries));
+  const int n = static_cast<int>(entries.size());
+  const unsigned grid = static_cast<unsigned>(blocks);
+  const DType src = copies.front().src->dtype(), dst = copies.front().dst->dtype();
+  if (src == DType::kF32)
+    launch_from<DType::kF32>(dst, table, n, grid);
+  else if (src == DType::kBF16)
+    launch_from<DType::kBF16>(dst, table, n, grid);
+  else
+    launch_from<DType::kF16>(dst, table, n, grid);
+  check_launch("convert_rows_kernel");
+}
+
+}  // namespace cairn::cuda
