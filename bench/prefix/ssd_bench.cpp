@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "prefix/disk_bandwidth.h"
 #include "prefix/page_file_io.h"
 #include "prefix/page_key.h"
 #include "prefix/ssd_restorer.h"
@@ -86,47 +87,15 @@ std::vector<PageKey> write_pages(SsdTier& tier, const Args& a, int64_t& bytes) {
   return keys;
 }
 
-// Reads [0, size) of path with O_DIRECT in requests of `request` bytes, n
-// threads taking requests in turn; returns MB/s.
-double raw_read(const std::string& path, int64_t size, int64_t request, int n) {
-  std::atomic<int64_t> next{0};
-  const auto t0 = Clock::now();
-  std::vector<std::thread> ts;
-  for (int i = 0; i < n; ++i)
-    ts.emplace_back([&] {
-      const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
-      if (fd < 0) return;
-      AlignedBytes buf(static_cast<size_t>(request));
-      for (int64_t off; (off = next.fetch_add(request)) < size;)
-        if (::pread(fd, buf.data(), static_cast<size_t>(request), off) <= 0) break;
-      ::close(fd);
-    });
-  for (std::thread& t : ts) t.join();
-  return static_cast<double>(size) / 1e6 / since(t0);
-}
-
-struct DiskFigures {
-  double same = 0, best = 0;  // MB/s: requests shaped like the restore's; the best seen
-};
-
-// One file of `bytes` written and fsynced; then O_DIRECT reads of it.
-DiskFigures disk_bandwidth(const Args& a, int64_t bytes, int64_t request) {
-  const std::string path = a.dir + "/cairn_ssd_bench_raw";
-  std::vector<uint8_t> block(size_t{8} << 20, 0x5a);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  for (int64_t done = 0; done < bytes; done += static_cast<int64_t>(block.size()))
-    if (::write(fd, block.data(), block.size()) < 0) break;
-  ::fsync(fd);
-  ::close(fd);
-  const double same = raw_read(path, bytes, request, a.threads);
-  const double seq = raw_read(path, bytes, int64_t{8} << 20, 1);
-  const double seq_par = raw_read(path, bytes, int64_t{8} << 20, a.threads);
-  ::unlink(path.c_str());
+// The disk's O_DIRECT reads of one file of the same size: requests shaped like
+// the restore's, and large sequential ones.
+DiskReadFigures disk_bandwidth(const Args& a, int64_t bytes, int64_t request) {
+  const DiskReadFigures f = measure_disk_reads(a.dir, bytes, request, a.threads);
   fmt::print(
       "disk O_DIRECT: {:.1f} MB/s ({} KiB requests, {} in flight), "
       "{:.1f} MB/s (8 MiB, 1), {:.1f} MB/s (8 MiB, {})\n",
-      same, request / 1024, a.threads, seq, seq_par, a.threads);
-  return {same, std::max({same, seq, seq_par})};
+      f.same_mb_s, (request + 4095) / 4096 * 4, a.threads, f.seq_mb_s, f.wide_mb_s, a.threads);
+  return f;
 }
 
 }  // namespace
@@ -169,9 +138,9 @@ int main(int argc, char** argv) {
       "O_DIRECT-refused reads)\n",
       restore, a.threads, st.restore_mb_per_s(), st.buffered_reads);
   const int64_t file_bytes = bytes / static_cast<int64_t>(keys.size());
-  const DiskFigures disk = disk_bandwidth(a, bytes, (file_bytes + 4095) / 4096 * 4096);
+  const DiskReadFigures disk = disk_bandwidth(a, bytes, file_bytes);
   fmt::print("restore / disk: {:.0f}% of the same-shaped reads, {:.0f}% of the best\n",
-             100.0 * restore / disk.same, 100.0 * restore / disk.best);
+             100.0 * restore / disk.same_mb_s, 100.0 * restore / disk.best());
   if (std::getenv("KEEP")) return 0;
   std::filesystem::remove_all(root);
   return 0;

@@ -14,6 +14,7 @@
 #include "cli/bench_device.h"
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
+#include "cli/bench_restore.h"
 #include "cli/device_flag.h"
 #include "cli/loaded_model.h"
 #include "cli/model_path.h"
@@ -42,6 +43,9 @@ struct BenchFlags {
   EngineFlags engine;
   std::string device = "cpu";
   DeviceBenchFlags gpu;
+  bool ssd_restore = false;  // --ssd-restore: a long prompt restored from the SSD tier
+  bool prompt_tokens_given = false;
+  RestoreBenchFlags restore;
 };
 
 struct Limits {
@@ -116,9 +120,8 @@ double weight_file_bytes(const std::string& path) {
   return bytes;
 }
 
-void run_load_bench(const BenchFlags& f) {
-  const double bandwidth = ops::cpu::measure_memory_bandwidth_gbs();
-  fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
+// The model --load and --ssd-restore run: --model, else the first random-weight shape.
+std::string engine_bench_model(const BenchFlags& f) {
   std::string path = f.model;
   if (path.empty()) {
     DType dtype;
@@ -127,8 +130,23 @@ void run_load_bench(const BenchFlags& f) {
            f.dtypes.front());
     path = model_dir(f, find_bench_shape(f.shapes.front()), dtype);
   }
-  std::unique_ptr<Model> model =
-      load_model(resolve_model_path(path), {});  // ids only: no tokenizer
+  return resolve_model_path(path);
+}
+
+void run_ssd_restore(const BenchFlags& f) {
+  std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});
+  RestoreBenchFlags r = f.restore;
+  if (f.prompt_tokens_given) r.prompt_tokens = f.prompt_tokens;
+  if (r.dir.empty()) r.dir = f.work_dir + "/ssd-restore";
+  fmt::print("model {} ({} layers, {} KV heads × {})\n", model->config().path,
+             model->config().n_layers, model->config().n_kv_heads, model->config().head_dim);
+  run_restore_bench(*model, engine_options(f.engine, model->config().path), r);
+}
+
+void run_load_bench(const BenchFlags& f) {
+  const double bandwidth = ops::cpu::measure_memory_bandwidth_gbs();
+  fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
+  std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
   const std::string& dir = model->config().path;
   print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
                    bandwidth);
@@ -136,6 +154,7 @@ void run_load_bench(const BenchFlags& f) {
 
 void run_bench(const BenchFlags& f) {
   set_threads(f.threads);
+  if (f.ssd_restore) return run_ssd_restore(f);
   if (f.load) return run_load_bench(f);
   if (Device d = resolve_device(f.device); d.kind != DeviceKind::kCpu) {
     DeviceBenchFlags g = f.gpu;
@@ -180,6 +199,14 @@ void add_load_flags(CLI::App& cmd, BenchFlags& f) {
       ->capture_default_str();
   cmd.add_option("--prefix-cache", l.prefix_cache, "--load: on, off or both")
       ->capture_default_str();
+  cmd.add_flag("--ssd-restore", f.ssd_restore,
+               "a long prompt (--prompt-tokens, default 4096) restored from the SSD tier after a "
+               "restart: TTFT against cold prefill, MB/s against the disk's O_DIRECT reads");
+  cmd.add_option("--ssd-dir", f.restore.dir,
+                 "--ssd-restore: the SSD tier's folder, on the disk to measure (emptied first; "
+                 "default WORK_DIR/ssd-restore)");
+  cmd.add_option("--restore-threads", f.restore.restore_threads, "--ssd-restore: reads in flight")
+      ->capture_default_str();
   add_engine_flags(cmd, f.engine);
 }
 
@@ -194,7 +221,9 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--dtype", f->dtypes, "weight dtypes: f32, bf16, f16")
       ->delimiter(',')
       ->capture_default_str();
-  cmd->add_option("--prompt-tokens", f->prompt_tokens, "prefill length")->capture_default_str();
+  cmd->add_option("--prompt-tokens", f->prompt_tokens, "prefill length")
+      ->capture_default_str()
+      ->each([f](const std::string&) { f->prompt_tokens_given = true; });
   cmd->add_option("--decode-tokens", f->decode_tokens, "decode steps timed")->capture_default_str();
   cmd->add_option("--work-dir", f->work_dir, "where random weights are written and reused")
       ->capture_default_str();

@@ -60,7 +60,9 @@ struct EngineStats {
   // SSD tier and spill queue (zero without --ssd-cache).
   int64_t ssd_files = 0, ssd_bytes = 0, ssd_corrupt = 0;
   int64_t ssd_restored_pages = 0, ssd_restore_bytes = 0;
-  double ssd_restore_seconds = 0;
+  double ssd_restore_seconds = 0;       // read and verify, summed over reads
+  double ssd_restore_wall_seconds = 0;  // from a restore's start until its request was queued
+  double ssd_restore_copy_seconds = 0;  // of that, copying pages into the pool (engine thread)
   int64_t spill_pending_items = 0, spill_pending_bytes = 0;
   int64_t spill_written = 0, spill_dropped = 0, spill_failed = 0;
   // Generation checkpoints (zero without --generation-checkpoint).

@@ -218,6 +218,7 @@ bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {
   const std::vector<PageKey> ck = chain_keys(a, t->ckpt_pages->ns().key(), n);
   Restore r;
   r.id = a.seq.id;
+  r.started = std::chrono::steady_clock::now();
   r.tier = t;
   r.first_page = have;
   r.parent = have > 0 ? p[static_cast<size_t>(have - 1)] : PageKey{};
@@ -231,7 +232,7 @@ bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {
     r.rekey.push_back(p[i]);
   }
   if (keys.empty()) return false;
-  r.handle = t->restorer->submit(std::move(keys), std::move(tiers));
+  r.handle = t->restorer->submit(std::move(keys), std::move(tiers), restore_waker());
   restoring_.push_back(std::move(r));
   return true;
 }

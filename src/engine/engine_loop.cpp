@@ -156,12 +156,13 @@ bool Engine::Loop::take_inbox() {
   std::unique_lock<std::mutex> lock(mu_);
   auto ready = [&] {
     return stopping_ || cancel_everything_ || !inbox_.empty() || !cancels_.empty() ||
-           !sched_.running().empty() || !sched_.waiting().empty();
+           !sched_.running().empty() || !sched_.waiting().empty() || restore_settled_;
   };
   if (restoring_.empty())
     wake_.wait(lock, ready);
-  else  // restores settle on other threads: look again soon
-    wake_.wait_for(lock, std::chrono::milliseconds(2), ready);
+  else  // a settling restore page wakes the thread (restore_waker)
+    wake_.wait_for(lock, std::chrono::milliseconds(50), ready);
+  restore_settled_ = false;
   std::vector<uint64_t> cancels = std::move(cancels_);
   cancels_.clear();
   const bool all = cancel_everything_;

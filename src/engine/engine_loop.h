@@ -86,7 +86,10 @@ class Engine::Loop {
     // first_page on); the records must hold the request's tokens there.
     std::vector<PageKey> rekey;
     int64_t first_page = 0;
-    PageKey parent;  // of the first page
+    PageKey parent;        // of the first page
+    size_t taken = 0;      // pages consumed, first first
+    bool stopped = false;  // a page failed a check or did not fit: the chain ends there
+    std::chrono::steady_clock::time_point started;
   };
   void open_tiers(const std::string& scheme);
   CacheFlush close_tiers(std::chrono::milliseconds timeout);
@@ -94,7 +97,8 @@ class Engine::Loop {
   // Starts restoring a new request's prefix past what RAM holds; false when
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
-  void poll_restores();  // queues the requests whose restores settled
+  void poll_restores();                   // queues the requests whose restores settled
+  std::function<void()> restore_waker();  // for SsdRestorer::submit: wakes this thread
   bool rekey_restored(const Restore& r, size_t i, const ActiveRequest& a, PageRecord& rec) const;
   void fill_tier_stats(EngineStats& s) const;
   // Generation checkpoints (engine_checkpoint.cpp).
@@ -138,6 +142,7 @@ class Engine::Loop {
   std::deque<std::unique_ptr<ActiveRequest>> inbox_;
   std::vector<uint64_t> cancels_;
   bool cancel_everything_ = false, stopping_ = false, admitting_ = true;
+  bool restore_settled_ = false;  // a restore page settled since the thread last looked
   uint64_t next_id_ = 1;
   int64_t n_in_flight_ = 0;  // inbox + active
   int64_t n_waiting_ = 0;    // inbox + the scheduler's queue

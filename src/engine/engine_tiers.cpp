@@ -59,6 +59,8 @@ void Engine::Loop::open_tiers(const std::string& scheme) {
 // After the engine thread stopped: every cached page goes to disk, then the
 // queues drain within timeout (a dead disk cannot hold the exit).
 CacheFlush Engine::Loop::close_tiers(std::chrono::milliseconds timeout) {
+  // Readers go first: their settle callbacks wake this Loop, which must outlive them.
+  for (Tier& t : tiers_) t.restorer.reset();
   if (!spill_ && !ckpt_queue_) return {false, false, 0, 0, 0, 0, "there is no SSD tier"};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   CacheFlush out{true, false, 0, 0, 0, 0, ""};
@@ -98,11 +100,25 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   }
   if (best_keys.empty()) return false;
   best.id = a.seq.id;
-  best.handle = best.tier->restorer->submit(std::move(best_keys));
+  best.started = std::chrono::steady_clock::now();
+  best.handle = best.tier->restorer->submit(std::move(best_keys), {}, restore_waker());
   restoring_.push_back(std::move(best));
   return true;
 }
 
+std::function<void()> Engine::Loop::restore_waker() {
+  return [this] {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      restore_settled_ = true;
+    }
+    wake_.notify_all();
+  };
+}
+
+// Pages enter the RAM tier as they arrive, first first (the copies overlap
+// the reads still in flight, and each read buffer returns to the tier's pool
+// for the next read); the request is queued once every page settled.
 void Engine::Loop::poll_restores() {
   std::erase_if(restoring_, [&](Restore& r) {
     const auto it = active_.find(r.id);
@@ -110,15 +126,21 @@ void Engine::Loop::poll_restores() {
       r.handle->cancel();
       return true;
     }
-    if (!r.handle->done()) return false;
-    const size_t n = r.handle->ready_prefix();
-    for (size_t i = 0; i < n; ++i) {
-      SsdRead read = r.handle->take(i);
-      if (!read.record) break;
-      if (!r.rekey.empty() && !rekey_restored(r, i, *it->second, *read.record)) break;
-      if (!cache_->insert_restored(r.tier->ns, *read.record)) break;
-      ++counts_.ssd_restored_pages;
+    const bool done = r.handle->done();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const size_t ready = r.handle->ready_prefix(); !r.stopped && r.taken < ready; ++r.taken) {
+      SsdRead read = r.handle->take(r.taken);
+      r.stopped = !read.record ||
+                  (!r.rekey.empty() && !rekey_restored(r, r.taken, *it->second, *read.record)) ||
+                  !cache_->insert_restored(r.tier->ns, *read.record);
+      if (r.stopped) r.handle->cancel();  // the chain ends here: skip what has not started
+      counts_.ssd_restored_pages += r.stopped ? 0 : 1;
     }
+    counts_.ssd_restore_copy_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!done) return false;
+    counts_.ssd_restore_wall_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
     it->second->resume.reset();
     sched_.enqueue(&it->second->seq);
     return true;

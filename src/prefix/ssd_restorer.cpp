@@ -6,9 +6,11 @@
 
 namespace cairn {
 
-RestoreHandle::RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers)
+RestoreHandle::RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers,
+                             std::function<void()> on_settle)
     : keys_(std::move(keys)),
       tiers_(std::move(tiers)),
+      on_settle_(std::move(on_settle)),
       results_(keys_.size()),
       settled_(keys_.size(), false) {
   CAIRN_CHECK(tiers_.empty() || tiers_.size() == keys_.size(), "{} tiers for {} pages",
@@ -61,6 +63,7 @@ void RestoreHandle::settle(size_t i, SsdRead r) {
     ++n_settled_;
   }
   cv_.notify_all();
+  if (on_settle_) on_settle_();
 }
 
 SsdRestorer::SsdRestorer(SsdTier& tier, int n_threads) : tier_(tier) {
@@ -77,8 +80,9 @@ SsdRestorer::~SsdRestorer() {
 }
 
 std::shared_ptr<RestoreHandle> SsdRestorer::submit(std::vector<PageKey> keys,
-                                                   std::vector<SsdTier*> tiers) {
-  auto h = std::make_shared<RestoreHandle>(std::move(keys), std::move(tiers));
+                                                   std::vector<SsdTier*> tiers,
+                                                   std::function<void()> on_settle) {
+  auto h = std::make_shared<RestoreHandle>(std::move(keys), std::move(tiers), std::move(on_settle));
   {
     std::lock_guard lock(mu_);
     for (size_t i = 0; i < h->size(); ++i) tasks_.push_back({h, i});

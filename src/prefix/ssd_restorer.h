@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -21,7 +22,9 @@ namespace cairn {
 class RestoreHandle {
  public:
   // tiers: [keys] the tier each page is read from; empty: the restorer's own.
-  explicit RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers = {});
+  // on_settle, when given, is called on the reader's thread after each page settles.
+  explicit RestoreHandle(std::vector<PageKey> keys, std::vector<SsdTier*> tiers = {},
+                         std::function<void()> on_settle = {});
   size_t size() const { return keys_.size(); }
   const PageKey& key(size_t i) const { return keys_[i]; }
   bool done() const;  // every page read, failed or cancelled
@@ -42,6 +45,7 @@ class RestoreHandle {
 
   std::vector<PageKey> keys_;
   std::vector<SsdTier*> tiers_;
+  std::function<void()> on_settle_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::vector<SsdRead> results_;
@@ -61,8 +65,9 @@ class SsdRestorer {
 
   // Queues a read of every key, first page first; from tiers[i] when given
   // (a generation checkpoint's pages live in two tiers), else this restorer's.
-  std::shared_ptr<RestoreHandle> submit(std::vector<PageKey> keys,
-                                        std::vector<SsdTier*> tiers = {});
+  // on_settle: called after each page settles (a waiting engine thread wakes).
+  std::shared_ptr<RestoreHandle> submit(std::vector<PageKey> keys, std::vector<SsdTier*> tiers = {},
+                                        std::function<void()> on_settle = {});
 
  private:
   struct Task {
