@@ -12,9 +12,7 @@
 #include "core/error.h"
 
 namespace cairn::cuda {
-namespace {
 
-// Median milliseconds of `body` over `runs` timed repeats after 3 warm-ups.
 double median_ms(int runs, const std::function<void()>& body) {
   cudaEvent_t a, b;
   CAIRN_CUDA_CHECK(cudaEventCreate(&a));
@@ -35,6 +33,8 @@ double median_ms(int runs, const std::function<void()>& body) {
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
+
+namespace {
 
 void check_cublas(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)

@@ -5,7 +5,13 @@
 // after warm-up.
 #pragma once
 
+#include <functional>
+
 namespace cairn::cuda {
+
+// Median milliseconds of `body` (work issued on stream()) over `runs` repeats timed with
+// CUDA events, after 3 untimed warm-ups.
+double median_ms(int runs, const std::function<void()>& body);
 
 // A copy between two 2 GiB buffers; GB/s (1e9), median of 20.
 double measure_copy_bandwidth_gbs();

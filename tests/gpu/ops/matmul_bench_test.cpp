@@ -23,24 +23,8 @@ const Device kGpu{DeviceKind::kCuda, 0};
 
 // Median milliseconds of one matmul, rotating over weight copies (together past the 60 MB L2).
 double matmul_ms(const Tensor& x, const std::vector<Tensor>& ws, Tensor& y) {
-  cudaEvent_t a, b;
-  CAIRN_CUDA_CHECK(cudaEventCreate(&a));
-  CAIRN_CUDA_CHECK(cudaEventCreate(&b));
-  for (const Tensor& w : ws) ops::matmul(x, w, nullptr, y);  // plans, warm-up
-  std::vector<float> ms;
-  for (int i = 0; i < 30; ++i) {
-    CAIRN_CUDA_CHECK(cudaEventRecord(a, cuda::stream()));
-    ops::matmul(x, ws[static_cast<size_t>(i) % ws.size()], nullptr, y);
-    CAIRN_CUDA_CHECK(cudaEventRecord(b, cuda::stream()));
-    CAIRN_CUDA_CHECK(cudaEventSynchronize(b));
-    float t = 0;
-    CAIRN_CUDA_CHECK(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  size_t i = 0;
+  return cuda::median_ms(30, [&] { ops::matmul(x, ws[i++ % ws.size()], nullptr, y); });
 }
 
 struct Shape2 {

@@ -3,6 +3,7 @@
 // temporary files a kill leaves in the SSD folder.
 import fs from "node:fs";
 import path from "node:path";
+import { readSse } from "../lib/server.mjs";
 
 // Sends a /v1/completions body; resolves (never rejects) to
 // { ok, text, finish, seed, logprobs, error }. ok: the answer ended normally.
@@ -51,26 +52,6 @@ function mergeLogprobs(a, b) {
   if (!a) return structuredClone(b);
   for (const k of ["tokens", "token_logprobs", "top_logprobs", "text_offset"]) a[k].push(...b[k]);
   return a;
-}
-
-async function readSse(res, onData) {
-  const reader = res.body.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += dec.decode(value, { stream: true });
-    let i;
-    while ((i = buf.indexOf("\n\n")) >= 0) {
-      const frame = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      if (frame.startsWith("data: ") && onData(frame.slice(6)) === false) {
-        await reader.cancel().catch(() => {});
-        return;
-      }
-    }
-  }
 }
 
 // Deterministic uniform numbers in [0, 1).

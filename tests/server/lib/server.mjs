@@ -76,3 +76,25 @@ export function expectOpenAIError(res, status, { param, code } = {}) {
   if (param !== undefined) assert.equal(e.param, param, JSON.stringify(res.body));
   if (code !== undefined) assert.equal(e.code, code, JSON.stringify(res.body));
 }
+
+// Reads the SSE `data:` payloads of a fetch response and calls onData(payload) for each;
+// onData returning false stops reading and cancels the body.
+export async function readSse(res, onData) {
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += dec.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const frame = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      if (frame.startsWith("data: ") && onData(frame.slice(6)) === false) {
+        await reader.cancel().catch(() => {});
+        return;
+      }
+    }
+  }
+}

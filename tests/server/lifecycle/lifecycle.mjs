@@ -3,32 +3,11 @@
 // stream in flight finishes) and exits 0, and --shutdown-timeout cancels what
 // is still running.
 import assert from "node:assert/strict";
-import { startServer, runCases, getJson } from "../lib/server.mjs";
+import { startServer, runCases, getJson, readSse } from "../lib/server.mjs";
 
 const longChat = (max_tokens) => JSON.stringify({
   messages: [{ role: "user", content: "Tell me a long story about a fox." }], max_tokens,
   temperature: 1.0, seed: 5, stream: true, min_tokens: max_tokens });
-
-// Reads SSE `data:` payloads from a fetch response; calls onData(payload) for each.
-async function readSse(res, onData) {
-  const reader = res.body.getReader();
-  const dec = new TextDecoder();
-  let buf = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += dec.decode(value, { stream: true });
-    let i;
-    while ((i = buf.indexOf("\n\n")) >= 0) {
-      const frame = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      if (frame.startsWith("data: ") && onData(frame.slice(6)) === false) {
-        await reader.cancel();
-        return;
-      }
-    }
-  }
-}
 
 async function metric(url, name) {
   const text = (await getJson(`${url}/metrics`)).body;
