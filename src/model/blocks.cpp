@@ -48,4 +48,14 @@ void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor
   ops::matmul(gate, w.down, nullptr, out);
 }
 
+Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
+  Tensor y = empty_on(x.device(), {static_cast<int64_t>(rows.size()), x.dim(1)}, DType::kF32);
+  DeviceBackend& b = device_backend(x.device().kind);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Tensor dst = y.slice_rows(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
+    b.copy(x.slice_rows(rows[i], rows[i] + 1), dst);
+  }
+  return y;
+}
+
 }  // namespace cairn

@@ -3,6 +3,8 @@
 // [n_tokens, ...]; scratch tensors are allocated per call.
 #pragma once
 
+#include <vector>
+
 #include "backend/ops.h"
 #include "model/decoder.h"
 #include "model/forward_batch.h"
@@ -24,6 +26,10 @@ void attention_block(const AttentionWeights& w, const AttentionShape& shape,
                      const ForwardBatch& batch, KvView& kv, const Tensor& x, Tensor& out);
 
 // out [n_tokens, hidden] = down(act(gate x) * up x).
+// Rows `rows` of x [n, d] copied into a new [rows.size(), d] f32 tensor on x's device
+// (the rows whose logits a step computes).
+Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows);
+
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor& out);
 
 }  // namespace cairn

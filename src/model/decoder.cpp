@@ -5,8 +5,8 @@
 
 #include "backend/device.h"
 #include "core/error.h"
-#include "model/device_weights.h"
 #include "model/blocks.h"
+#include "model/device_weights.h"
 
 namespace cairn {
 namespace {
@@ -18,17 +18,6 @@ ops::Activation parse_activation(const ModelConfig& c) {
     return ops::Activation::kGeluTanh;
   fail(ErrorCode::kUnsupported, "{}: hidden_act '{}' is not supported (silu, gelu_pytorch_tanh)",
        c.path, a);
-}
-
-// Copies rows `rows` of x [n, d] into a new [rows.size(), d] tensor on x's device.
-Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
-  Tensor y = empty_on(x.device(), {static_cast<int64_t>(rows.size()), x.dim(1)}, DType::kF32);
-  DeviceBackend& b = device_backend(x.device().kind);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    Tensor dst = y.slice_rows(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
-    b.copy(x.slice_rows(rows[i], rows[i] + 1), dst);
-  }
-  return y;
 }
 
 }  // namespace

@@ -24,16 +24,6 @@ Tensor f32_span(const Tensor& t, int64_t offset, int64_t n) {
 
 }  // namespace
 
-Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
-  Tensor y = empty_on(x.device(), {static_cast<int64_t>(rows.size()), x.dim(1)}, DType::kF32);
-  DeviceBackend& b = device_backend(x.device().kind);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    Tensor dst = y.slice_rows(static_cast<int64_t>(i), static_cast<int64_t>(i) + 1);
-    b.copy(x.slice_rows(rows[i], rows[i] + 1), dst);
-  }
-  return y;
-}
-
 void vocab_parallel_embedding(const Tensor& embed_shard, const ShardPlan& plan,
                               std::span<const int32_t> ids, Communicator& comm, Tensor& x) {
   const RowRange& mine = plan.ranks.at(static_cast<size_t>(comm.rank())).vocab;

@@ -27,7 +27,4 @@ void vocab_parallel_embedding(const Tensor& embed_shard, const ShardPlan& plan,
 void vocab_parallel_logits(const Tensor& x, const Tensor& lm_head_shard, const ShardPlan& plan,
                            float softcap, Communicator& comm, Tensor* logits);
 
-// Rows `rows` of x [n, d] as a new [rows.size(), d] tensor on x's device.
-Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows);
-
 }  // namespace cairn::tp

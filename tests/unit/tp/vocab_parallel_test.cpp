@@ -3,13 +3,14 @@
 // logits bit for bit too (each logit is the same dot product, in the same lane
 // order, whichever rank computes it), with a vocabulary that leaves a remainder.
 #include "model/tp/vocab_parallel.h"
+#include "model/blocks.h"
 
 #include <gtest/gtest.h>
 
+#include "backend/cpu/local_group.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "core/error.h"
-#include "backend/cpu/local_group.h"
 #include "model/tp/sharded_weights.h"
 #include "rank_threads_util.h"
 #include "tp_test_util.h"
