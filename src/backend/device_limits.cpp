@@ -13,8 +13,7 @@ DeviceLimits measure_device_limits(Device device) {
     return {ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops(),
             "f32 FMA peak"};
 #ifdef CAIRN_HAVE_CUDA
-  return {cuda::measure_copy_bandwidth_gbs(), cuda::measure_bf16_gemm_gflops(),
-          "cuBLAS bf16 GEMM"};
+  return {cuda::measure_copy_bandwidth_gbs(), cuda::measure_bf16_gemm_gflops(), "cuBLAS bf16 GEMM"};
 #else
   fail(ErrorCode::kUnsupported, "this build of cairn has no CUDA backend");
 #endif

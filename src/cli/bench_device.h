@@ -14,8 +14,8 @@ namespace cairn {
 
 struct DeviceBenchFlags {
   std::vector<std::string> shapes = {"llama-3.1-8b", "qwen3-8b", "gemma-3-12b"};
-  int32_t prompt_tokens = 512;    // context of each sequence before decode
-  int32_t decode_tokens = 32;     // decode steps timed (median)
+  int32_t prompt_tokens = 512;  // context of each sequence before decode
+  int32_t decode_tokens = 32;   // decode steps timed (median)
   std::vector<int32_t> batches = {16, 64, 128};
   int32_t prefill_tokens = 8192;  // one long prompt
   int32_t long_context = 32768;   // decode at batch 1 over this much KV (first shape only)

@@ -44,9 +44,9 @@ DecoderWeights weights_on(const DecoderWeights& w, Device device) {
     x.ffn_norm = copy_to(l.ffn_norm, device);
     x.post_ffn_norm = copy_to(l.post_ffn_norm, device);
     const AttentionWeights& a = l.attn;
-    x.attn = {copy_to(a.wq, device),     copy_to(a.wk, device),     copy_to(a.wv, device),
-              copy_to(a.wo, device),     copy_to(a.bq, device),     copy_to(a.bk, device),
-              copy_to(a.bv, device),     copy_to(a.q_norm, device), copy_to(a.k_norm, device)};
+    x.attn = {copy_to(a.wq, device), copy_to(a.wk, device),     copy_to(a.wv, device),
+              copy_to(a.wo, device), copy_to(a.bq, device),     copy_to(a.bk, device),
+              copy_to(a.bv, device), copy_to(a.q_norm, device), copy_to(a.k_norm, device)};
     x.mlp = {copy_to(l.mlp.gate, device), copy_to(l.mlp.up, device), copy_to(l.mlp.down, device)};
     d.layers.push_back(std::move(x));
   }
@@ -59,7 +59,8 @@ DecoderWeights random_weights(const ModelConfig& c, DType dtype, Device device, 
   DecoderWeights w;
   const int64_t h = c.hidden_size, hd = c.head_dim, f = c.intermediate_size;
   w.embed = random_matrix(c.vocab_size, h, dtype, device, seed++);
-  w.lm_head = c.tie_word_embeddings ? w.embed : random_matrix(c.vocab_size, h, dtype, device, seed++);
+  w.lm_head =
+      c.tie_word_embeddings ? w.embed : random_matrix(c.vocab_size, h, dtype, device, seed++);
   w.final_norm = ones(h, device);
   for (int il = 0; il < c.n_layers; ++il) {
     LayerWeights l;

@@ -10,8 +10,9 @@
 namespace cairn::cuda {
 namespace {
 
-constexpr int kWarps = 8;   // weight rows per block
-constexpr int kUnroll = 4;  // 16-byte weight loads in flight per lane (8 measured slower on an H200)
+constexpr int kWarps = 8;  // weight rows per block
+constexpr int kUnroll =
+    4;  // 16-byte weight loads in flight per lane (8 measured slower on an H200)
 
 // V elements of W: one 16-byte load when V · sizeof(W) == 16, else one element.
 template <typename W, int V>

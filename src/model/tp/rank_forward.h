@@ -4,8 +4,8 @@
 // residual stream is whole, and the same bits, on every rank between blocks.
 #pragma once
 
-#include "model/decoder.h"
 #include "backend/communicator.h"
+#include "model/decoder.h"
 #include "model/tp/shard_plan.h"
 
 namespace cairn::tp {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "model/decoder.h"
 #include "backend/cpu/local_group.h"
+#include "model/decoder.h"
 #include "model/tp/rank_forward.h"
 #include "model/tp/rank_threads.h"
 #include "model/tp/shard_plan.h"

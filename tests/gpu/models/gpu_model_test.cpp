@@ -85,9 +85,15 @@ class GpuParityTest : public ::testing::TestWithParam<Case> {
   float bound_ = 0, worst_ = 0;
 };
 
-TEST_P(GpuParityTest, WholePrompt) { run_chunked(0, true); }
-TEST_P(GpuParityTest, ChunksOfSeven) { run_chunked(7, true); }
-TEST_P(GpuParityTest, OneTokenAtATime) { run_chunked(1, true); }
+TEST_P(GpuParityTest, WholePrompt) {
+  run_chunked(0, true);
+}
+TEST_P(GpuParityTest, ChunksOfSeven) {
+  run_chunked(7, true);
+}
+TEST_P(GpuParityTest, OneTokenAtATime) {
+  run_chunked(1, true);
+}
 
 // Bitwise: chunk sizes whole / 7 / 1, and the prompt beside another sequence.
 TEST_P(GpuParityTest, ChunkingAndBatchingAreBitwiseInvariant) {
