@@ -102,9 +102,4 @@ void DecoderModel::to_device(Device device) {
   weights_ = weights_on(weights_, device);
 }
 
-void Model::to_device(Device device) {
-  if (device == this->device()) return;
-  fail(ErrorCode::kUnsupported, "this model cannot move to another device");
-}
-
 }  // namespace cairn

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/tensor.h"
 #include "model/config.h"
 #include "model/forward_batch.h"
@@ -24,7 +25,11 @@ class Model {
   // Where the weights live and the forward computes; to_device moves them
   // (Error(kUnsupported) from a model that cannot move).
   virtual Device device() const { return Device::cpu(); }
-  virtual void to_device(Device device);
+  // Inline, like every virtual here, so that users of Model need no model library.
+  virtual void to_device(Device device) {
+    if (device != this->device())
+      fail(ErrorCode::kUnsupported, "this model cannot move to another device");
+  }
 
   // The shards of the KV state forward expects: one config per shard, with that
   // shard's n_heads and n_kv_heads. One (config()) for a model on one device; a
