@@ -233,6 +233,7 @@ bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {
   }
   if (keys.empty()) return false;
   r.handle = t->restorer->submit(std::move(keys), std::move(tiers), restore_waker());
+  allocate_spare(r);
   restoring_.push_back(std::move(r));
   return true;
 }

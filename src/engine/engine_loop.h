@@ -90,6 +90,9 @@ class Engine::Loop {
     size_t taken = 0;      // pages consumed, first first
     bool stopped = false;  // a page failed a check or did not fit: the chain ends there
     std::chrono::steady_clock::time_point started;
+    // [pages][n_groups] pool pages allocated when the reads start (their first
+    // touches overlap the reads; copies then go into memory already mapped), -1: none.
+    std::vector<std::vector<int32_t>> spare;
   };
   void open_tiers(const std::string& scheme);
   CacheFlush close_tiers(std::chrono::milliseconds timeout);
@@ -99,6 +102,9 @@ class Engine::Loop {
   bool begin_restore(ActiveRequest& a);
   void poll_restores();                   // queues the requests whose restores settled
   std::function<void()> restore_waker();  // for SsdRestorer::submit: wakes this thread
+  bool quantized_tier(const Tier& t) const { return t.ns == ns_quant_ && ns_quant_ != ns_full_; }
+  void allocate_spare(Restore& r);  // r.spare for its pages' full-attention groups
+  void release_spare(Restore& r);
   bool rekey_restored(const Restore& r, size_t i, const ActiveRequest& a, PageRecord& rec) const;
   void fill_tier_stats(EngineStats& s) const;
   // Generation checkpoints (engine_checkpoint.cpp).

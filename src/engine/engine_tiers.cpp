@@ -102,8 +102,29 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   best.id = a.seq.id;
   best.started = std::chrono::steady_clock::now();
   best.handle = best.tier->restorer->submit(std::move(best_keys), {}, restore_waker());
+  allocate_spare(best);
   restoring_.push_back(std::move(best));
   return true;
+}
+
+// Within the pool's free bytes only (no eviction for them): the rest is
+// allocated at insertion as before.
+void Engine::Loop::allocate_spare(Restore& r) {
+  const bool quantized = quantized_tier(*r.tier);
+  const std::vector<LayerGroup>& groups = kv_.groups();
+  r.spare.assign(r.handle->size(), std::vector<int32_t>(groups.size(), -1));
+  for (std::vector<int32_t>& page : r.spare)
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].window == 0)
+        page[g] = kv_.allocate_page(kv_.group_arena(static_cast<int>(g), quantized));
+}
+
+void Engine::Loop::release_spare(Restore& r) {
+  const bool quantized = quantized_tier(*r.tier);
+  for (std::vector<int32_t>& page : r.spare)
+    for (size_t g = 0; g < page.size(); ++g)
+      if (page[g] >= 0) kv_.release_page(kv_.group_arena(static_cast<int>(g), quantized), page[g]);
+  r.spare.clear();
 }
 
 std::function<void()> Engine::Loop::restore_waker() {
@@ -124,21 +145,28 @@ void Engine::Loop::poll_restores() {
     const auto it = active_.find(r.id);
     if (it == active_.end() || it->second->finished) {  // cancelled meanwhile
       r.handle->cancel();
+      release_spare(r);
       return true;
     }
     const bool done = r.handle->done();
     const auto t0 = std::chrono::steady_clock::now();
     for (const size_t ready = r.handle->ready_prefix(); !r.stopped && r.taken < ready; ++r.taken) {
       SsdRead read = r.handle->take(r.taken);
+      std::vector<int32_t>* spare = read.record &&
+                                            read.record->quantized == quantized_tier(*r.tier) &&
+                                            r.taken < r.spare.size()
+                                        ? &r.spare[r.taken]
+                                        : nullptr;
       r.stopped = !read.record ||
                   (!r.rekey.empty() && !rekey_restored(r, r.taken, *it->second, *read.record)) ||
-                  !cache_->insert_restored(r.tier->ns, *read.record);
+                  !cache_->insert_restored(r.tier->ns, *read.record, spare);
       if (r.stopped) r.handle->cancel();  // the chain ends here: skip what has not started
       counts_.ssd_restored_pages += r.stopped ? 0 : 1;
     }
     counts_.ssd_restore_copy_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!done) return false;
+    release_spare(r);
     counts_.ssd_restore_wall_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
     it->second->resume.reset();

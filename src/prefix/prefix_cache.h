@@ -81,7 +81,11 @@ class PrefixCache {
   // new pool pages (evicting unreferenced entries for room). False, changing
   // nothing, when its parent is not cached, it is cached already, its groups or
   // page sizes do not match this state's layout, or the pool cannot hold it.
-  bool insert_restored(const PageKey& ns, const PageRecord& r);
+  // spare: [n_groups] pool pages allocated beforehand (by the caller, so that
+  // their first touches overlapped the reads), -1 where none; the ones used
+  // become the entry's and are set to -1, the caller releases the rest.
+  bool insert_restored(const PageKey& ns, const PageRecord& r,
+                       std::vector<int32_t>* spare = nullptr);
   PrefixCacheStats stats() const;
 
  private:

@@ -43,20 +43,28 @@ bool PrefixCache::restored_fits(const PageRecord& r, std::vector<int32_t>& arena
   return true;
 }
 
-bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r) {
+bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r,
+                                  std::vector<int32_t>* spare) {
   std::vector<int32_t> arenas;
   if (max_bytes_ == 0 || entries_.contains(r.key) || !restored_fits(r, arenas)) return false;
   if (!r.parent.empty() && !entries_.contains(r.parent)) return false;  // no orphans
-  int64_t need = 0;
-  for (const RecordGroup& rg : r.groups) need += static_cast<int64_t>(rg.bytes.size());
+  if (spare && spare->size() != r.groups.size()) spare = nullptr;
+  int64_t need = 0, fresh = 0;  // bytes of the entry; of them, pages to allocate now
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    const auto bytes = static_cast<int64_t>(r.groups[g].bytes.size());
+    need += bytes;
+    if (bytes > 0 && (!spare || (*spare)[g] < 0)) fresh += bytes;
+  }
   if (!evict_lru([&] { return bytes_ + need <= max_bytes_; }, r.parent) ||
-      !evict_lru([&] { return kv_.pool().free_bytes() >= need; }, r.parent))
+      !evict_lru([&] { return kv_.pool().free_bytes() >= fresh; }, r.parent))
     return false;
   Entry e{r.parent, ns, r.tokens, {}, arenas, r.quantized, r.min_reusable, need, ++tick_, 0};
   for (size_t g = 0; g < r.groups.size(); ++g) {
     const std::span<const uint8_t> bytes = r.groups[g].bytes;
-    const int32_t id = bytes.empty() ? -1 : kv_.allocate_page(arenas[g]);
-    CAIRN_CHECK(bytes.empty() || id >= 0, "pool has {} free bytes after eviction", need);
+    int32_t id = -1;
+    if (!bytes.empty() && spare && (*spare)[g] >= 0) std::swap(id, (*spare)[g]);
+    if (!bytes.empty() && id < 0) id = kv_.allocate_page(arenas[g]);
+    CAIRN_CHECK(bytes.empty() || id >= 0, "pool has {} free bytes after eviction", fresh);
     if (id >= 0) std::memcpy(kv_.page_data(arenas[g], id), bytes.data(), bytes.size());
     e.pages.push_back(id);  // the cache's reference is the allocation's
   }
