@@ -205,26 +205,7 @@ void Engine::Loop::checkpoint(ActiveRequest& a) {
   if (c->quantized != a.ckpt_quantized) a.ckpt_pages.clear(), a.ckpt_quantized = c->quantized;
   if (t && t->ckpt_pages && s.slot >= 0) {
     job.prefix = t->ssd.get(), job.pages = t->ckpt_pages.get();
-    const int64_t pt = kv_.page_tokens(), n_full = kv_.n_tokens(s.slot) / pt;
-    const std::vector<PageKey> p = chain_keys(a, t->ns, n_full);
-    const std::vector<PageKey> ck = chain_keys(a, job.pages->ns().key(), n_full);
-    std::vector<std::vector<int32_t>> ids;
-    for (size_t g = 0; g < kv_.groups().size(); ++g)
-      ids.push_back(kv_.page_ids(s.slot, static_cast<int>(g)));
-    for (auto i = static_cast<int64_t>(a.ckpt_pages.size()); i < n_full; ++i) {
-      const bool prompt_only = (i + 1) * pt <= s.n_prompt;  // else it holds emitted tokens
-      const std::vector<PageKey>& keys = prompt_only ? p : ck;
-      const auto at = static_cast<size_t>(i);
-      SsdTier* tier = prompt_only ? job.prefix : job.pages;
-      if (!tier->contains(keys[at])) {
-        PageRecord r = page_record(kv_, s.slot, s.tokens, i, keys[at],
-                                   i == 0 ? PageKey{} : keys[at - 1], ids, ckpt_copies_);
-        if (r.key.empty()) break;
-        job.records.emplace_back(tier, std::move(r));
-      }
-      a.ckpt_pages.push_back(
-          {prompt_only ? PageSource::kPrefix : PageSource::kCheckpoint, keys[at]});
-    }
+    list_pages(a, t->ns, job);
     c->pages = a.ckpt_pages;
   }
   int64_t bytes = static_cast<int64_t>(4 * c->tokens.size());
@@ -235,6 +216,32 @@ void Engine::Loop::checkpoint(ActiveRequest& a) {
   a.ckpt_step = s.n_generated();
   a.ckpt_on_disk = true;
   ckpt_queue_->enqueue({bytes, false, [job_ptr] { return job_ptr->run(); }});
+}
+
+// Appends a's full pages past those its checkpoints listed to a.ckpt_pages:
+// prompt-only pages under their prefix keys (ns), the others under the
+// checkpoint page tier's; the ones no tier holds are copied into the job.
+void Engine::Loop::list_pages(ActiveRequest& a, const PageKey& ns, CheckpointJob& job) {
+  const Sequence& s = a.seq;
+  const int64_t pt = kv_.page_tokens(), n_full = kv_.n_tokens(s.slot) / pt;
+  const std::vector<PageKey> p = chain_keys(a, ns, n_full);
+  const std::vector<PageKey> ck = chain_keys(a, job.pages->ns().key(), n_full);
+  std::vector<std::vector<int32_t>> ids;
+  for (size_t g = 0; g < kv_.groups().size(); ++g)
+    ids.push_back(kv_.page_ids(s.slot, static_cast<int>(g)));
+  for (auto i = static_cast<int64_t>(a.ckpt_pages.size()); i < n_full; ++i) {
+    const bool prompt_only = (i + 1) * pt <= s.n_prompt;  // else it holds emitted tokens
+    const std::vector<PageKey>& keys = prompt_only ? p : ck;
+    const auto at = static_cast<size_t>(i);
+    SsdTier* tier = prompt_only ? job.prefix : job.pages;
+    if (!tier->contains(keys[at])) {
+      PageRecord r = page_record(kv_, s.slot, s.tokens, i, keys[at],
+                                 i == 0 ? PageKey{} : keys[at - 1], ids, ckpt_copies_);
+      if (r.key.empty()) break;
+      job.records.emplace_back(tier, std::move(r));
+    }
+    a.ckpt_pages.push_back({prompt_only ? PageSource::kPrefix : PageSource::kCheckpoint, keys[at]});
+  }
 }
 
 bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {

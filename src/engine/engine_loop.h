@@ -119,6 +119,7 @@ class Engine::Loop {
   Event replay(ActiveRequest& a) const;
   void note_sampled(ActiveRequest& a, const SampleResult& sr);
   void checkpoint(ActiveRequest& a);
+  void list_pages(ActiveRequest& a, const PageKey& ns, CheckpointJob& job);
   std::vector<PageKey> chain_keys(const ActiveRequest& a, const PageKey& ns, int64_t n) const;
   bool begin_resume_restore(ActiveRequest& a);
   // Pushes a's final event, after a durable removal of its key's checkpoints
