@@ -8,6 +8,7 @@
 // the saved step. A finished request's final event waits until its key's
 // checkpoints are durably removed; a cancelled one keeps them.
 #include <algorithm>
+#include <mutex>
 
 #include "core/error.h"
 #include "engine/checkpoint_key.h"
@@ -15,18 +16,34 @@
 
 namespace cairn {
 
-namespace {
-
 // The pages a checkpoint writes, then the checkpoint itself, on the worker.
+// A job not yet started when the same generation's next checkpoint is made
+// hands its pages over and skips its file (the newest wins anyway), so a disk
+// slower than the checkpoints keeps one waiting job per generation.
 struct CheckpointJob {
   std::shared_ptr<Checkpoint> checkpoint;
   std::vector<std::pair<SsdTier*, PageRecord>> records;  // new pages, bytes owned
   SsdTier* prefix = nullptr;                             // the tiers its pages live in
   SsdTier* pages = nullptr;
   CheckpointStore* store = nullptr;
+  std::mutex mu;  // guards the two flags (never held over I/O)
+  bool started = false, superseded = false;
 
   IoStatus run() {
-    for (auto& [tier, r] : records) tier->write(r);  // a failure is counted by the tier
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (superseded) return {};
+      started = true;
+    }
+    // One directory fsync per tier for all the pages (a failure is counted by
+    // the tier, and the page is then missing from the list below).
+    bool wrote[2] = {false, false};
+    for (auto& [tier, r] : records)
+      if (tier->write(r, false).ok()) wrote[tier == prefix ? 0 : 1] = true;
+    records.clear();  // the copies go back to their pool now, not when the job goes
+    for (SsdTier* t : {prefix, pages})
+      if (wrote[t == prefix ? 0 : 1])
+        if (IoStatus d = t->sync_dir(); !d.ok()) return d;
     // List only the pages on disk now, from the first: a missing one ends the chain.
     std::vector<CheckpointPage>& listed = checkpoint->pages;
     size_t n = 0;
@@ -36,7 +53,18 @@ struct CheckpointJob {
     listed.resize(n);
     return store->write(*checkpoint);
   }
+  // Engine thread: when this job has not started, next takes its pages (first).
+  void supersede_by(CheckpointJob& next) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (started) return;
+    superseded = true;
+    next.records.insert(next.records.begin(), std::make_move_iterator(records.begin()),
+                        std::make_move_iterator(records.end()));
+    records.clear();
+  }
 };
+
+namespace {
 
 // A finished request's final event, pushed once its checkpoints are removed,
 // or when the job is dropped unrun (the queue closed at exit): never lost.
@@ -169,39 +197,51 @@ void Engine::Loop::checkpoint(ActiveRequest& a) {
   c->quantized = s.slot >= 0 && kv_.is_quantized(s.slot);
   c->has_logprobs = s.request.logprobs >= 0;
   if (c->has_logprobs) c->logprobs = a.logprobs, c->top = a.top;
-  CheckpointJob job{c, {}, nullptr, nullptr, ckpt_store_.get()};
+  auto job_ptr = std::make_shared<CheckpointJob>();
+  CheckpointJob& job = *job_ptr;
+  job.checkpoint = c;
+  job.store = ckpt_store_.get();
   Tier* t = tiers_.empty() ? nullptr : tier_for(c->quantized ? ns_quant_ : ns_full_);
   if (c->quantized != a.ckpt_quantized) a.ckpt_pages.clear(), a.ckpt_quantized = c->quantized;
   if (t && t->ckpt_pages && s.slot >= 0) {
     job.prefix = t->ssd.get(), job.pages = t->ckpt_pages.get();
-    const int64_t pt = kv_.page_tokens(), n_full = kv_.n_tokens(s.slot) / pt;
-    const std::vector<PageKey> p = chain_keys(a, t->ns, n_full);
-    const std::vector<PageKey> ck = chain_keys(a, job.pages->ns().key(), n_full);
-    std::vector<std::vector<int32_t>> ids;
-    for (size_t g = 0; g < kv_.groups().size(); ++g)
-      ids.push_back(kv_.page_ids(s.slot, static_cast<int>(g)));
-    for (auto i = static_cast<int64_t>(a.ckpt_pages.size()); i < n_full; ++i) {
-      const bool prompt_only = (i + 1) * pt <= s.n_prompt;  // else it holds emitted tokens
-      const std::vector<PageKey>& keys = prompt_only ? p : ck;
-      const auto at = static_cast<size_t>(i);
-      SsdTier* tier = prompt_only ? job.prefix : job.pages;
-      if (!tier->contains(keys[at])) {
-        PageRecord r = page_record(kv_, s.slot, s.tokens, i, keys[at],
-                                   i == 0 ? PageKey{} : keys[at - 1], ids, ckpt_copies_);
-        if (r.key.empty()) break;
-        job.records.emplace_back(tier, std::move(r));
-      }
-      a.ckpt_pages.push_back(
-          {prompt_only ? PageSource::kPrefix : PageSource::kCheckpoint, keys[at]});
-    }
+    list_pages(a, t->ns, job);
     c->pages = a.ckpt_pages;
   }
   int64_t bytes = static_cast<int64_t>(4 * c->tokens.size());
   for (const auto& [tier, r] : job.records) bytes += r.payload_bytes();
+  if (a.last_job && a.last_job->prefix == job.prefix && a.last_job->pages == job.pages)
+    a.last_job->supersede_by(job);  // same tiers: its pages fit this job's list
+  a.last_job = job_ptr;
   a.ckpt_step = s.n_generated();
   a.ckpt_on_disk = true;
-  auto shared = std::make_shared<CheckpointJob>(std::move(job));
-  ckpt_queue_->enqueue({bytes, false, [shared] { return shared->run(); }});
+  ckpt_queue_->enqueue({bytes, false, [job_ptr] { return job_ptr->run(); }});
+}
+
+// Appends a's full pages past those its checkpoints listed to a.ckpt_pages:
+// prompt-only pages under their prefix keys (ns), the others under the
+// checkpoint page tier's; the ones no tier holds are copied into the job.
+void Engine::Loop::list_pages(ActiveRequest& a, const PageKey& ns, CheckpointJob& job) {
+  const Sequence& s = a.seq;
+  const int64_t pt = kv_.page_tokens(), n_full = kv_.n_tokens(s.slot) / pt;
+  const std::vector<PageKey> p = chain_keys(a, ns, n_full);
+  const std::vector<PageKey> ck = chain_keys(a, job.pages->ns().key(), n_full);
+  std::vector<std::vector<int32_t>> ids;
+  for (size_t g = 0; g < kv_.groups().size(); ++g)
+    ids.push_back(kv_.page_ids(s.slot, static_cast<int>(g)));
+  for (auto i = static_cast<int64_t>(a.ckpt_pages.size()); i < n_full; ++i) {
+    const bool prompt_only = (i + 1) * pt <= s.n_prompt;  // else it holds emitted tokens
+    const std::vector<PageKey>& keys = prompt_only ? p : ck;
+    const auto at = static_cast<size_t>(i);
+    SsdTier* tier = prompt_only ? job.prefix : job.pages;
+    if (!tier->contains(keys[at])) {
+      PageRecord r = page_record(kv_, s.slot, s.tokens, i, keys[at],
+                                 i == 0 ? PageKey{} : keys[at - 1], ids, ckpt_copies_);
+      if (r.key.empty()) break;
+      job.records.emplace_back(tier, std::move(r));
+    }
+    a.ckpt_pages.push_back({prompt_only ? PageSource::kPrefix : PageSource::kCheckpoint, keys[at]});
+  }
 }
 
 bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {

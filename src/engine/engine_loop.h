@@ -23,6 +23,8 @@
 
 namespace cairn {
 
+struct CheckpointJob;  // engine_checkpoint.cpp
+
 // A submitted request on the engine thread.
 struct ActiveRequest {
   Sequence seq;
@@ -39,6 +41,7 @@ struct ActiveRequest {
   std::vector<CheckpointPage> ckpt_pages;    // full pages its checkpoints listed, first first
   bool ckpt_quantized = false;               // their format
   int64_t ckpt_step = 0;                     // the step of its newest checkpoint
+  std::shared_ptr<CheckpointJob> last_job;   // its newest, maybe not yet started
   std::vector<float> logprobs;               // [n_generated] when checkpointing
   std::vector<std::vector<SavedLogprob>> top;
 };
@@ -116,6 +119,7 @@ class Engine::Loop {
   Event replay(ActiveRequest& a) const;
   void note_sampled(ActiveRequest& a, const SampleResult& sr);
   void checkpoint(ActiveRequest& a);
+  void list_pages(ActiveRequest& a, const PageKey& ns, CheckpointJob& job);
   std::vector<PageKey> chain_keys(const ActiveRequest& a, const PageKey& ns, int64_t n) const;
   bool begin_resume_restore(ActiveRequest& a);
   // Pushes a's final event, after a durable removal of its key's checkpoints

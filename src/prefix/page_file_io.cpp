@@ -78,7 +78,7 @@ IoStatus fsync_dir(const std::string& dir) {
 }
 
 IoStatus write_file_durable(const std::string& tmp_dir, const std::string& path,
-                            std::span<const uint8_t> bytes) {
+                            std::span<const uint8_t> bytes, bool sync_dir) {
   const std::string tmp = tmp_dir + "/" + unique_name();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return sys_error("open", tmp);
@@ -90,7 +90,7 @@ IoStatus write_file_durable(const std::string& tmp_dir, const std::string& path,
     ::unlink(tmp.c_str());
     return s;
   }
-  return fsync_dir(dir_of(path));
+  return sync_dir ? fsync_dir(dir_of(path)) : s;
 }
 
 void AlignedBytes::reserve(size_t n) {

@@ -19,10 +19,11 @@ struct IoStatus {
 };
 
 // Writes bytes to a new file in tmp_dir, fsyncs it, renames it to path and
-// fsyncs path's directory. On failure the temporary file is removed and path
-// is untouched (an older file there stays whole).
+// fsyncs path's directory (unless sync_dir is false: the caller fsyncs it
+// once after several renames). On failure the temporary file is removed and
+// path is untouched (an older file there stays whole).
 IoStatus write_file_durable(const std::string& tmp_dir, const std::string& path,
-                            std::span<const uint8_t> bytes);
+                            std::span<const uint8_t> bytes, bool sync_dir = true);
 
 // fsync of a directory (after a rename or an unlink in it).
 IoStatus fsync_dir(const std::string& dir);

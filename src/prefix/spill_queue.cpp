@@ -48,7 +48,7 @@ uint64_t SpillQueue::enqueue_page(SsdTier& tier, PageRecord r, bool droppable) {
   auto rec = std::make_shared<PageRecord>(std::move(r));
   if (!rec->owner) rec->own(&copies_);  // spans into pool pages: copy before they are freed
   const int64_t bytes = rec->payload_bytes() + static_cast<int64_t>(4 * rec->tokens.size());
-  return enqueue({bytes, droppable, [&tier, rec] { return tier.write(*rec); }});
+  return enqueue({bytes, droppable, [&tier, rec] { return tier.write(*rec, false); }, &tier});
 }
 
 // Oldest droppable waiting job first, until the waiting and in-flight bytes fit.
@@ -80,7 +80,26 @@ uint64_t SpillQueue::settled_through_locked() const {
   uint64_t first_open = next_seq_;
   if (in_flight_seq_ != 0) first_open = in_flight_seq_;
   if (!queue_.empty()) first_open = std::min(first_open, queue_.front().seq);
+  if (unsynced_from_ != 0) first_open = std::min(first_open, unsynced_from_);
   return first_open - 1;
+}
+
+void SpillQueue::sync_dirty_locked(std::unique_lock<std::mutex>& lock) {
+  if (dirty_.empty() || (!queue_.empty() && sync_wanted_ < unsynced_from_)) return;
+  std::vector<SsdTier*> tiers = std::move(dirty_);
+  dirty_.clear();
+  const uint64_t first = unsynced_from_;
+  lock.unlock();
+  IoStatus s;
+  for (SsdTier* t : tiers)
+    if (IoStatus d = t->sync_dir(); !d.ok() && s.ok()) s = d;
+  lock.lock();
+  unsynced_from_ = 0;
+  if (s.ok()) return;
+  // Every flush window holding one of the unsynced jobs holds the first.
+  ++stats_.failed;
+  stats_.last_error = s.what;
+  note_bad_locked(first, false);
 }
 
 void SpillQueue::worker() {
@@ -103,6 +122,12 @@ void SpillQueue::worker() {
     }
     item.job.run = nullptr;  // frees what the job held before the counters say so
     lock.lock();
+    if (s.ok() && item.job.sync_after) {
+      if (std::find(dirty_.begin(), dirty_.end(), item.job.sync_after) == dirty_.end())
+        dirty_.push_back(item.job.sync_after);
+      if (unsynced_from_ == 0) unsynced_from_ = item.seq;
+    }
+    sync_dirty_locked(lock);
     in_flight_seq_ = 0;
     --stats_.pending_items;
     stats_.pending_bytes -= in_flight_bytes_;
@@ -120,6 +145,7 @@ void SpillQueue::worker() {
 FlushResult SpillQueue::flush(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   const uint64_t target = next_seq_ - 1;
+  sync_wanted_ = std::max(sync_wanted_, target);  // the worker fsyncs after its current job
   const bool settled =
       done_cv_.wait_for(lock, timeout, [&] { return settled_through_locked() >= target; });
   FlushResult r;

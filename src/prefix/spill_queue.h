@@ -31,6 +31,10 @@ struct SpillJob {
   int64_t bytes = 0;
   bool droppable = true;
   std::function<IoStatus()> run;  // called on the worker; its status decides written/failed
+  // A tier the job wrote without fsyncing its directory: the worker fsyncs it
+  // once for a run of such jobs — when the queue runs dry or a flush waits —
+  // and only then are those jobs settled.
+  SsdTier* sync_after = nullptr;
 };
 
 struct SpillStats {
@@ -87,6 +91,9 @@ class SpillQueue {
   };
 
   void worker();
+  // Worker, mu_ held through `lock`: fsyncs the dirty tiers' directories when
+  // the queue ran dry or a flush waits on an unsynced job.
+  void sync_dirty_locked(std::unique_lock<std::mutex>& lock);
   void drop_over_cap_locked(uint64_t keep_seq);
   void note_bad_locked(uint64_t seq, bool dropped);
   // Every job with seq ≤ this has settled (run or dropped).
@@ -104,6 +111,9 @@ class SpillQueue {
   // the next flush that completes (at worst one too early: never "durable" wrongly).
   int64_t folded_dropped_ = 0, folded_failed_ = 0;
   bool closed_ = false, stop_ = false;
+  std::vector<SsdTier*> dirty_;  // tiers written since their last directory fsync
+  uint64_t unsynced_from_ = 0;   // the first job those writes belong to; 0: none
+  uint64_t sync_wanted_ = 0;     // a flush waits for jobs through this one
   SpillStats stats_;
   BufferPool copies_;  // record copies, reused up to the cap
   std::thread thread_;

@@ -202,7 +202,11 @@ SsdRead SsdTier::read(const PageKey& key) {
   return out;
 }
 
-IoStatus SsdTier::write(const PageRecord& r) {
+IoStatus SsdTier::sync_dir() {
+  return fsync_dir(dir_);
+}
+
+IoStatus SsdTier::write(const PageRecord& r, bool sync_dir) {
   std::lock_guard wlock(write_mu_);
   {
     std::lock_guard lock(mu_);
@@ -222,7 +226,7 @@ IoStatus SsdTier::write(const PageRecord& r) {
     victims = evict_locked(size);
   }
   for (const std::string& v : victims) ::unlink(v.c_str());
-  const IoStatus s = write_file_durable(tmp_dir_, path_of(r.key), bytes);
+  const IoStatus s = write_file_durable(tmp_dir_, path_of(r.key), bytes, sync_dir);
   std::lock_guard lock(mu_);
   if (!s.ok()) {
     ++stats_.write_failures;

@@ -91,7 +91,11 @@ class SsdTier {
   SsdRead read(const PageKey& key);
   // Writes r durably (skipped when its key is indexed), evicting least
   // recently used files first to keep max_bytes. For the spill worker.
-  IoStatus write(const PageRecord& r);
+  // sync_dir false: the rename is durable only after the next sync_dir()
+  // (several writes share one directory fsync).
+  IoStatus write(const PageRecord& r, bool sync_dir = true);
+  // fsyncs the tier's directory: every write before it is then durable.
+  IoStatus sync_dir();
 
   SsdTierStats stats() const;
   std::vector<SsdIssue> issues() const;  // the last 256, oldest first

@@ -7,8 +7,9 @@ import { readSse } from "../lib/server.mjs";
 
 // Sends a /v1/completions body; resolves (never rejects) to
 // { ok, text, finish, seed, logprobs, error }. ok: the answer ended normally.
-// abortAfter > 0 (streams): the client leaves after that many chunks.
-export async function complete(url, body, { abortAfter = 0 } = {}) {
+// abortAfter > 0 (streams): the client leaves after that many chunks;
+// onChunk() is called for each chunk that carries text.
+export async function complete(url, body, { abortAfter = 0, onChunk = () => {} } = {}) {
   const out = { ok: false, text: "", finish: null, seed: null, logprobs: null, error: null };
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), 120000);
@@ -31,6 +32,7 @@ export async function complete(url, body, { abortAfter = 0 } = {}) {
       out.seed = j.seed;
       const c = j.choices[0];
       out.text += c.text;
+      if (c.text) onChunk();
       if (c.logprobs) out.logprobs = mergeLogprobs(out.logprobs, c.logprobs);
       if (c.finish_reason) out.finish = c.finish_reason;
       if (abortAfter > 0 && ++chunks >= abortAfter) return ctl.abort(), false;
