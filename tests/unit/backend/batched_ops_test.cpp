@@ -12,9 +12,12 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/ops.h"
 #include "core/error.h"
+#include "expect_invalid.h"
 
 namespace cairn {
 namespace {
+
+using test::expect_invalid;
 
 using test::bit_equal;
 using test::random_tensor;
@@ -113,17 +116,6 @@ TEST(AttentionSeqs, KeysAreAtTheirIndices) {
   ops::attention(b.q.slice_rows(1, 2), b.k[2], b.v[2], std::span(b.positions).subspan(1, 1),
                  shifted, {0.4f, 0.0f, 0}, other);
   EXPECT_FALSE(bit_equal(test::copy_of(got.slice_rows(1, 2)), other));
-}
-
-template <typename F>
-void expect_invalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(AttentionSeqs, ArgumentsAreChecked) {

@@ -5,22 +5,14 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/op_table.h"
 #include "core/error.h"
+#include "expect_invalid.h"
 
 namespace cairn {
 namespace {
 
-using test::random_tensor;
+using test::expect_invalid;
 
-template <typename F>
-void expect_invalid(F&& f, const char* needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using test::random_tensor;
 
 TEST(OpTable, CpuIsRegisteredAndCompleteCudaIsNot) {
   const ops::OpTable& t = ops::op_table(DeviceKind::kCpu);
