@@ -24,22 +24,6 @@ inline int smem_stride(int head_dim) {
   return (hd4 / 4) % 2 == 0 ? hd4 + 4 : hd4;
 }
 
-template <typename Kernel>
-void allow_smem(Kernel kernel, size_t bytes) {
-  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(bytes)));
-}
-
-inline int sm_count() {
-  static const int n = [] {
-    int dev = 0, count = 0;
-    CAIRN_CUDA_CHECK(cudaGetDevice(&dev));
-    CAIRN_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
-    return count;
-  }();
-  return n;
-}
-
 // The split path's partials: one buffer, grown on the stream, reused by every
 // call (calls are ordered on the one stream; the mutex orders the host side).
 struct Workspace {

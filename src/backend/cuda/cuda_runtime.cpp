@@ -32,6 +32,16 @@ bool device_present() {
   return present;
 }
 
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, count = 0;
+    CAIRN_CUDA_CHECK(cudaGetDevice(&dev));
+    CAIRN_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+    return count;
+  }();
+  return n;
+}
+
 cudaStream_t stream() {
   static cudaStream_t s = [] {
     cudaStream_t created = nullptr;

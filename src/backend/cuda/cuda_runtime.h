@@ -41,6 +41,16 @@ const T* upload(std::span<const T> s) {
   return static_cast<const T*>(upload(s.data(), s.size_bytes()));
 }
 
+// The device's streaming multiprocessors (asked once per process).
+int sm_count();
+
+// Lets `kernel` take `bytes` of dynamic shared memory (past the default 48 KiB).
+template <typename Kernel>
+void allow_smem(Kernel kernel, size_t bytes) {
+  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+}
+
 // Threads per block and blocks for n independent elements.
 constexpr int kBlock = 256;
 inline unsigned blocks_for(int64_t n, int block = kBlock) {

@@ -1,13 +1,16 @@
-// matmul on the GPU: picks the GEMV kernels (gemv.cu) or a cuBLASLt GEMM (gemm_lt.cpp) by the
-// batch-invariant switch and n. f32 weights: an f32 GEMM on f32 x. bf16/f16 weights: x is
-// rounded to the weights' dtype (round_input.cu) and multiplied with f32 accumulation.
+// matmul on the GPU: picks the fixed-order tensor-core GEMM (mma_gemm.cu), the GEMV kernels
+// (gemv.cu) or a cuBLASLt GEMM (gemm_lt.cpp) by the batch-invariant switch, the weight and n.
+// f32 weights: an f32 GEMM on f32 x. bf16/f16 weights on the GEMMs: x is rounded to the
+// weights' dtype (round_input.cu) and multiplied with f32 accumulation.
 #include <atomic>
 #include <cstdint>
 
 #include "backend/cuda/add_bias.h"
+#include "backend/cuda/gemm_agreement.h"
 #include "backend/cuda/gemm_lt.h"
 #include "backend/cuda/gemv.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
@@ -35,6 +38,38 @@ GemmLtShape shape_of(const void* xo, const Tensor& w, const Tensor* bias, const 
   return s;
 }
 
+// Runs a cuBLASLt plan on x's operand xo: the bias in the epilogue when aligned, else after.
+void run_plan(const GemmLtPlan* plan, const void* xo, const Tensor& w, const Tensor* bias,
+              Tensor& y) {
+  const bool in_epilogue = epilogue_bias(bias);
+  gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
+  if (bias && !in_epilogue)
+    add_bias_rows(y.data<float>(), bias->data<float>(), y.dim(0), w.dim(0));
+}
+
+// Rows above which cuBLASLt's fixed algorithm, where it agrees, is the faster of the two (its
+// tensor-core rate is about twice mma_gemm's at prefill sizes; at and below, mma_gemm streams
+// the weights faster; docs/performance.md).
+constexpr int64_t kMmaMaxRows = 128;
+
+// The invariant mode's product for weights mma_gemm supports.
+void invariant_half(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
+  if (x.dim(0) > kMmaMaxRows) {
+    // round_input's buffer is aligned with pitch k · 2 (k % 16 == 0): the class of any x. The
+    // probe (first call of a class) uses that buffer too, so it is asked before x is rounded.
+    GemmLtShape cls = shape_of(x.raw(), w, bias, y);
+    cls.align_x = 16;
+    if (lt_agrees_with_mma(cls, w, bias ? bias->data<float>() : nullptr)) {
+      const void* xo = round_input(x, w.dtype());
+      if (const GemmLtPlan* plan =
+              gemm_lt_plan(shape_of(xo, w, bias, y), AlgoPolicy::kFixedPerShapeClass))
+        return run_plan(plan, xo, w, bias, y);
+      return mma_gemm(xo, w, bias ? bias->data<float>() : nullptr, y);
+    }
+  }
+  mma_gemm(round_input(x, w.dtype()), w, bias ? bias->data<float>() : nullptr, y);
+}
+
 }  // namespace
 
 void set_batch_invariant(bool on) {
@@ -51,15 +86,17 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   const bool invariant = batch_invariant();
   // k == 0 (y = bias or 0) and small non-invariant batches: the GEMV kernels.
   if (k == 0 || (!invariant && n <= kGemvMaxRows)) return gemv(x, w, bias, y);
+  // Invariant mode, bf16/f16 weights whose k the tensor-core steps tile: the tensor-core GEMM
+  // (one order for every n at every tile shape: small batches stream the weights), or for many
+  // rows cuBLASLt's fixed algorithm where its bits are the same (gemm_agreement.h).
+  if (invariant && mma_gemm_supports(w)) return invariant_half(x, w, bias, y);
   const AlgoPolicy policy =
       invariant ? AlgoPolicy::kFixedPerShapeClass : AlgoPolicy::kHeuristicPerShape;
   const void* xo = w.dtype() == DType::kF32 ? x.raw() : round_input(x, w.dtype());
   const GemmLtPlan* plan = gemm_lt_plan(shape_of(xo, w, bias, y), policy);
   // No cuBLASLt algorithm for this shape: the GEMV kernels, whose order is fixed for every n.
   if (!plan) return gemv(x, w, bias, y);
-  const bool in_epilogue = epilogue_bias(bias);
-  gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
-  if (bias && !in_epilogue) add_bias_rows(y.data<float>(), bias->data<float>(), n, m);
+  run_plan(plan, xo, w, bias, y);
 }
 
 }  // namespace cairn::cuda

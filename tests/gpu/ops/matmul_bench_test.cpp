@@ -1,17 +1,23 @@
 // Matmul throughput on Llama-8B projection shapes (bf16 weights), in both settings of the
-// batch-invariant switch: GB/s for decode (n = 1, 16) against the measured copy bandwidth,
-// GFLOP/s for prefill (n = 8192) against the measured cuBLAS bf16 GEMM rate. Disabled by
+// batch-invariant switch and on the cuBLASLt fixed algorithm the invariant mode used before the
+// tensor-core GEMM (mma_gemm.cu): GB/s for decode (n = 1 … 128) against the measured copy
+// bandwidth, GFLOP/s for prefill (n = 8192) against the measured cuBLAS bf16 GEMM rate; and
+// whether the tensor-core GEMM's bits equal the cuBLASLt fixed algorithm's. Disabled by
 // default (it asserts nothing and takes a while):
 //   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*MatmulBench*'
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/gemm_lt.h"
 #include "backend/cuda/limits.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/mma_gemm.h"
+#include "backend/cuda/round_input.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -32,6 +38,44 @@ struct Shape2 {
   const char* name;
 };
 
+// cuBLASLt with the invariant mode's former fixed algorithm; false when it has none.
+bool lt_fixed(const Tensor& x, const Tensor& w, Tensor& y) {
+  cuda::GemmLtShape s;
+  s.n = x.dim(0);
+  s.m = w.dim(0);
+  s.k = w.dim(1);
+  s.dtype = w.dtype();
+  const cuda::GemmLtPlan* plan = cuda::gemm_lt_plan(s, cuda::AlgoPolicy::kFixedPerShapeClass);
+  if (!plan) return false;
+  cuda::gemm_lt_run(plan, w.raw(), cuda::round_input(x, w.dtype()), nullptr, y.data<float>());
+  return true;
+}
+
+// Elements of the tensor-core GEMM's y whose bits differ from the cuBLASLt fixed algorithm's.
+int64_t bits_differing(const Tensor& x, const Tensor& w) {
+  Tensor a = empty_on(kGpu, {x.dim(0), w.dim(0)}, DType::kF32);
+  Tensor b = empty_on(kGpu, {x.dim(0), w.dim(0)}, DType::kF32);
+  cuda::mma_gemm(cuda::round_input(x, w.dtype()), w, nullptr, a);
+  if (!lt_fixed(x, w, b)) return -1;
+  Tensor ha = gpu_test::to_host(a), hb = gpu_test::to_host(b);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < ha.numel(); ++i)
+    differ += std::memcmp(ha.data<float>() + i, hb.data<float>() + i, 4) != 0;
+  return differ;
+}
+
+void report(const Shape2& s, int64_t n, const char* what, double ms, double copy_gbs,
+            double gemm_gflops) {
+  const double bytes = double(s.m) * s.k * 2 + 4.0 * n * (s.k + s.m);
+  const double flops = 2.0 * n * s.m * s.k;
+  const double gbs = bytes / (ms * 1e-3) / 1e9, gf = flops / (ms * 1e-3) / 1e9;
+  std::printf(
+      "%-8s n=%-5lld %-14s %8.4f ms %6.0f GB/s (%3.0f%% of copy) %7.0f GFLOP/s (%3.0f%% of "
+      "GEMM)\n",
+      s.name, static_cast<long long>(n), what, ms, gbs, 100 * gbs / copy_gbs, gf,
+      100 * gf / gemm_gflops);
+}
+
 void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
   const int64_t w_bytes = s.m * s.k * 2;
   const size_t copies = static_cast<size_t>(std::max<int64_t>(2, (256ll << 20) / w_bytes + 1));
@@ -40,7 +84,7 @@ void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
     ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
     device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
   }
-  for (int64_t n : {int64_t{1}, int64_t{16}, int64_t{8192}}) {
+  for (int64_t n : {int64_t{1}, int64_t{16}, int64_t{64}, int64_t{128}, int64_t{8192}}) {
     Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32);
     device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
     Tensor y = empty_on(kGpu, {n, s.m}, DType::kF32);
@@ -49,19 +93,20 @@ void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
       cuda::set_batch_invariant(inv == 1);
       ms[inv] = matmul_ms(x, ws, y);
     }
-    const double bytes = double(w_bytes) + 4.0 * n * (s.k + s.m);
-    const double flops = 2.0 * n * s.m * s.k;
-    for (int inv = 0; inv < 2; ++inv) {
-      const double gbs = bytes / (ms[inv] * 1e-3) / 1e9, gf = flops / (ms[inv] * 1e-3) / 1e9;
-      std::printf(
-          "%-10s n=%-5lld %-9s %8.4f ms  %7.0f GB/s (%3.0f%% of copy)  %8.0f GFLOP/s "
-          "(%3.0f%% of GEMM)\n",
-          s.name, static_cast<long long>(n), inv ? "invariant" : "fast", ms[inv], gbs,
-          100 * gbs / copy_gbs, gf, 100 * gf / gemm_gflops);
-    }
-    std::printf("%-10s n=%-5lld invariant costs %.2fx the fast setting's time\n", s.name,
-                static_cast<long long>(n), ms[1] / ms[0]);
+    size_t i = 0;
+    const double lt_ms = cuda::median_ms(30, [&] { lt_fixed(x, ws[i++ % ws.size()], y); });
+    report(s, n, "fast", ms[0], copy_gbs, gemm_gflops);
+    report(s, n, "invariant", ms[1], copy_gbs, gemm_gflops);
+    report(s, n, "lt-fixed", lt_ms, copy_gbs, gemm_gflops);
+    std::printf("%-8s n=%-5lld invariant (tile %s) costs %.2fx the fast setting, %.2fx lt-fixed\n",
+                s.name, static_cast<long long>(n), cuda::mma_gemm_tile_name(n, s.m),
+                ms[1] / ms[0], ms[1] / lt_ms);
   }
+  Tensor x = empty_on(kGpu, {1024, s.k}, DType::kF32);
+  device_backend(DeviceKind::kCuda).fill_uniform(x, 7, -1.0f, 1.0f);
+  std::printf("%-8s n=1024 tensor-core GEMM vs cuBLASLt fixed: %lld of %lld elements differ\n",
+              s.name, static_cast<long long>(bits_differing(x, ws[0])),
+              static_cast<long long>(1024 * s.m));
 }
 
 TEST(DISABLED_MatmulBench, DecodeShapes) {

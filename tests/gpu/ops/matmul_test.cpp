@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "backend/cuda/gemm_agreement.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/mma_gemm.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
 
@@ -84,7 +88,7 @@ TEST(CudaMatmul, SmallWeightsAgainstCpu) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(11);
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16})
-    for (int64_t k : {64, 100})
+    for (int64_t k : {16, 48, 64, 100, 208})
       for (int64_t m : {1, 33, 4099}) check_weight(m, k, dtype, kRows, rng);
 }
 
@@ -93,6 +97,8 @@ TEST(CudaMatmul, LongRowsAgainstCpu) {
   std::mt19937 rng(12);
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16})
     for (int64_t m : {1, 33, 4099}) check_weight(m, 4096, dtype, kRows, rng);
+  // Enough rows for the tensor-core GEMM's largest tile (mma_gemm.cu).
+  check_weight(4099, 1024, DType::kBF16, {1000}, rng);
 }
 
 // k = 0: y is the bias (or zeros), for every path.
@@ -180,6 +186,41 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
   }
   check_rows_independent(4096, 4096, DType::kBF16, {1, 7, 64, 300, 8192}, rng);
   check_rows_independent(14336, 4096, DType::kBF16, {1, 16, 300, 2048}, rng);
+  check_rows_independent(1024, 14336, DType::kBF16, {1, 5, 16, 17, 64, 65, 300, 1000}, rng);
+  check_rows_independent(200, 4096, DType::kF16, {1, 16, 17, 64, 65, 130}, rng);
+}
+
+// The shapes above reach every tile shape of the tensor-core GEMM, so a row is compared across
+// all of them (the test above would say nothing about a shape it never ran).
+TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
+  CAIRN_NEED_GPU();
+  const std::pair<int64_t, int64_t> cases[] = {{1, 4096}, {7, 4096},   {64, 4096}, {300, 4096},
+                                               {8192, 4096}, {1, 14336}, {1, 1024}, {1, 200},
+                                               {130, 200},   {65, 1024}};
+  std::set<std::string> seen;
+  for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
+  EXPECT_EQ(seen.size(), 6u) << "tile shapes reached: " << seen.size();
+}
+
+// On Hopper, cuBLASLt's fixed algorithm (no split-K) and the tensor-core GEMM compute the
+// same bits, so prefill-sized batches take cuBLASLt. Where this fails, rows stay invariant (the
+// tensor-core GEMM serves every n) but prefill runs at about half the rate: worth knowing.
+TEST(CudaMatmul, FixedCublasAgreesWithTensorCoreGemm) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(16);
+  for (auto [m, k] : {std::pair<int64_t, int64_t>{4096, 4096}, {1024, 4096}, {4096, 14336}}) {
+    Tensor wd = to_device(random_host({m, k}, DType::kBF16, rng, 0.05f));
+    Tensor bd = to_device(random_host({m}, DType::kF32, rng));
+    for (const Tensor* bias : std::initializer_list<const Tensor*>{nullptr, &bd}) {
+      cuda::GemmLtShape cls;
+      cls.m = m;
+      cls.k = k;
+      cls.dtype = DType::kBF16;
+      cls.bias = bias != nullptr;
+      EXPECT_TRUE(cuda::lt_agrees_with_mma(cls, wd, bias ? bias->data<float>() : nullptr))
+          << "[" << m << ", " << k << "] bias " << (bias != nullptr);
+    }
+  }
 }
 
 TEST(CudaMatmul, SwitchToggles) {

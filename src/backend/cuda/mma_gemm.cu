@@ -1,0 +1,240 @@
+// mma_gemm (mma_gemm.h): one kernel template over several tile shapes. A thread block computes
+// a kBM × kBN tile of y (kBM rows of x, kBN rows of w); its warps split the tile into kWM × kWN
+// warp tiles of m16n8 steps. k advances in tiles of 64, copied global → shared kStages - 1
+// tiles ahead (cp.async), read by ldmatrix, multiplied by mma.sync m16n8k16 into f32
+// accumulators that start at zero. Every shape walks k the same way, so every shape gives
+// every element the same bits (mma_gemm.h).
+#include <algorithm>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/mma_gemm.h"
+#include "backend/cuda/mma_tile.cuh"
+
+namespace cairn::cuda {
+namespace {
+
+using namespace mma;
+
+template <int BM, int BN, int WM, int WN, int Stages>
+struct Tile {
+  static constexpr int kBM = BM, kBN = BN, kWN = WN, kStages = Stages;
+  static constexpr int kThreads = WM * WN * 32;
+  static constexpr int kMT = BM / WM / 16;  // m16 steps per warp tile
+  static constexpr int kNT = BN / WN / 8;   // n8 steps per warp tile
+  static constexpr int kStageBytes = (BM + BN) * kRowBytes;
+  static constexpr int kSmemBytes = kStageBytes * Stages;
+  static_assert(BM % (WM * 16) == 0 && BN % (WN * 8) == 0);
+  static_assert(kNT == 1 || kNT % 2 == 0, "B fragments load in pairs of n8 steps");
+};
+
+// Few rows of x (decode): one m16 step of x, thin w tiles so that many blocks stream w, and
+// deep pipelines: each SM streams only m / SMs rows of w, so it must keep most of a row's k
+// range in flight to cover the memory latency (about 100 KiB per SM measured on an H200).
+using Narrow32 = Tile<16, 32, 1, 4, 12>;
+using Narrow16 = Tile<16, 16, 1, 2, 24>;
+using Narrow8 = Tile<16, 8, 1, 1, 40>;
+using Small = Tile<64, 32, 2, 2, 16>;    // batched decode
+using Medium = Tile<128, 32, 4, 1, 8>;   // batches past 64 rows
+using Large = Tile<128, 128, 2, 4, 3>;  // prefill
+
+struct Problem {
+  const void* x;
+  const void* w;
+  const float* bias;
+  float* y;
+  int n, m, k;
+};
+
+struct Origin {
+  int row0, col0;  // first x row and first w row of the block's tile
+};
+
+// Block b's tile. Blocks run in groups of 8 x-row tiles, w-row tiles outer, so blocks running
+// together share x tiles and w tiles in L2.
+__device__ inline Origin tile_of(int b, int tiles_r, int tiles_c, int bm, int bn) {
+  constexpr int kGroup = 8;
+  const int per_group = kGroup * tiles_c;
+  const int first = b / per_group * kGroup;
+  const int size = min(tiles_r - first, kGroup);
+  const int in = b % per_group;
+  return {(first + in % size) * bm, in / size * bn};
+}
+
+// `rows` rows of k-tile kt of `src` (row pitch k) from row `row0`, into a swizzled tile at
+// shared address `dst`. Rows at or past `limit` are not copied: whatever their slots hold only
+// reaches outputs of those rows (an mma output (i, j) reads row i of x and row j of w alone),
+// which are never stored. Columns past k are not copied either: k is a multiple of 16, and
+// mma_stage skips the k16 steps past k.
+template <class C, int Rows, typename T>
+__device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k,
+                                 int kt) {
+  constexpr int kChunks = Rows * kChunksPerRow;
+#pragma unroll
+  for (int j = 0; j < (kChunks + C::kThreads - 1) / C::kThreads; ++j) {
+    const int i = static_cast<int>(threadIdx.x) + j * C::kThreads;
+    if (kChunks % C::kThreads != 0 && i >= kChunks) break;
+    const int r = i / kChunksPerRow, c = i % kChunksPerRow;
+    const int row = row0 + r, col = kt * kTileK + c * 8;
+    if (row < limit && col < k) copy16(dst + swizzled(r, c), src + static_cast<int64_t>(row) * k + col);
+  }
+}
+
+template <class C, typename T>
+__device__ inline void load_stage(uint8_t* stage, const Problem& p, Origin o, int kt) {
+  const uint32_t base = shared_address(stage);
+  copy_rows<C, C::kBM>(base, static_cast<const T*>(p.x), o.row0, p.n, p.k, kt);
+  copy_rows<C, C::kBN>(base + C::kBM * kRowBytes, static_cast<const T*>(p.w), o.col0, p.m, p.k,
+                       kt);
+}
+
+// The warp's k16 steps over one k-tile (those below k only), in increasing k.
+template <class C, typename T>
+__device__ inline void mma_stage(const uint8_t* stage, int k_left, int wm, int wn, int lane,
+                                 float (&acc)[C::kMT][C::kNT][4]) {
+  const uint32_t a_base = shared_address(stage), b_base = a_base + C::kBM * kRowBytes;
+#pragma unroll
+  for (int s = 0; s < kTileK / 16; ++s) {
+    if (s * 16 >= k_left) break;
+    uint32_t a[C::kMT][4], b[C::kNT][2];
+#pragma unroll
+    for (int mt = 0; mt < C::kMT; ++mt) {
+      const int r = (wm * C::kMT + mt) * 16 + lane % 16;
+      ldmatrix_x4(a_base + swizzled(r, s * 2 + lane / 16), a[mt][0], a[mt][1], a[mt][2],
+                  a[mt][3]);
+    }
+    if constexpr (C::kNT == 1) {
+      const int r = wn * 8 + lane % 8;
+      ldmatrix_x2(b_base + swizzled(r, s * 2 + (lane / 8) % 2), b[0][0], b[0][1]);
+    } else {
+#pragma unroll
+      for (int nt = 0; nt < C::kNT; nt += 2) {
+        const int r = (wn * C::kNT + nt) * 8 + (lane / 16) * 8 + lane % 8;
+        ldmatrix_x4(b_base + swizzled(r, s * 2 + (lane / 8) % 2), b[nt][0], b[nt][1],
+                    b[nt + 1][0], b[nt + 1][1]);
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < C::kMT; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < C::kNT; ++nt) mma_k16<T>(acc[mt][nt], a[mt], b[nt]);
+  }
+}
+
+// Accumulator (mt, nt) of lane l holds rows g and g + 8 (g = l / 4), columns 2(l % 4) and
+// 2(l % 4) + 1 of its m16n8 step.
+template <class C>
+__device__ inline void store_tile(const Problem& p, Origin o, int wm, int wn, int lane,
+                                  const float (&acc)[C::kMT][C::kNT][4]) {
+#pragma unroll
+  for (int mt = 0; mt < C::kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < C::kNT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int row = o.row0 + (wm * C::kMT + mt) * 16 + lane / 4 + (e / 2) * 8;
+        const int col = o.col0 + (wn * C::kNT + nt) * 8 + (lane % 4) * 2 + e % 2;
+        if (row >= p.n || col >= p.m) continue;
+        const float v = acc[mt][nt][e];
+        p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
+      }
+}
+
+template <class C, typename T>
+__global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  const int tiles_r = (p.n + C::kBM - 1) / C::kBM, tiles_c = (p.m + C::kBN - 1) / C::kBN;
+  const Origin o = tile_of(static_cast<int>(blockIdx.x), tiles_r, tiles_c, C::kBM, C::kBN);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm = warp / C::kWN, wn = warp % C::kWN;
+  float acc[C::kMT][C::kNT][4] = {};
+  const int tiles_k = (p.k + kTileK - 1) / kTileK;
+  for (int s = 0; s < C::kStages - 1; ++s) {
+    if (s < tiles_k) load_stage<C, T>(smem + s * C::kStageBytes, p, o, s);
+    commit();
+  }
+  for (int kt = 0; kt < tiles_k; ++kt) {
+    wait_pending<C::kStages - 2>();
+    __syncthreads();  // tile kt is in; every warp is done with the slot refilled below
+    const int next = kt + C::kStages - 1;
+    if (next < tiles_k) load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, next);
+    commit();
+    mma_stage<C, T>(smem + kt % C::kStages * C::kStageBytes, p.k - kt * kTileK, wm, wn, lane,
+                    acc);
+  }
+  store_tile<C>(p, o, wm, wn, lane, acc);
+}
+
+template <class C, typename T>
+void launch(const Problem& p) {
+  static const bool allowed = (allow_smem(mma_gemm_kernel<C, T>, C::kSmemBytes), true);
+  (void)allowed;
+  const int64_t blocks =
+      int64_t{(p.n + C::kBM - 1) / C::kBM} * ((p.m + C::kBN - 1) / C::kBN);
+  mma_gemm_kernel<C, T><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream()>>>(
+      p);
+  check_launch("mma_gemm_kernel");
+}
+
+enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
+
+// Thin w tiles while they still give every SM a block; the large tile once it fills the GPU
+// twice over.
+Shape shape_for(int64_t n, int64_t m) {
+  const int64_t sms = sm_count();
+  if (n <= 16) {
+    if (m >= 32 * sms) return Shape::kNarrow32;
+    return m >= 16 * sms ? Shape::kNarrow16 : Shape::kNarrow8;
+  }
+  if (n <= 64) return Shape::kSmall;
+  const int64_t large_blocks = ((n + 127) / 128) * ((m + 127) / 128);
+  return large_blocks >= 2 * sms ? Shape::kLarge : Shape::kMedium;
+}
+
+template <typename T>
+void launch_typed(const Problem& p) {
+  switch (shape_for(p.n, p.m)) {
+    case Shape::kNarrow32:
+      return launch<Narrow32, T>(p);
+    case Shape::kNarrow16:
+      return launch<Narrow16, T>(p);
+    case Shape::kNarrow8:
+      return launch<Narrow8, T>(p);
+    case Shape::kSmall:
+      return launch<Small, T>(p);
+    case Shape::kMedium:
+      return launch<Medium, T>(p);
+    case Shape::kLarge:
+      return launch<Large, T>(p);
+  }
+}
+
+}  // namespace
+
+bool mma_gemm_supports(const Tensor& w) {
+  const DType t = w.dtype();
+  return (t == DType::kBF16 || t == DType::kF16) && w.ndim() == 2 && w.dim(1) > 0 &&
+         w.dim(1) % 16 == 0 && reinterpret_cast<uintptr_t>(w.raw()) % 16 == 0 &&
+         w.dim(0) < (int64_t{1} << 31) && w.dim(1) < (int64_t{1} << 31);
+}
+
+void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
+  const Problem p{x,
+                  w.raw(),
+                  bias,
+                  y.data<float>(),
+                  static_cast<int>(y.dim(0)),
+                  static_cast<int>(w.dim(0)),
+                  static_cast<int>(w.dim(1))};
+  if (p.n == 0 || p.m == 0) return;
+  if (w.dtype() == DType::kBF16)
+    launch_typed<__nv_bfloat16>(p);
+  else
+    launch_typed<__half>(p);
+}
+
+const char* mma_gemm_tile_name(int64_t n, int64_t m) {
+  static const char* const names[] = {"16x32", "16x16", "16x8", "64x32", "128x32", "128x128"};
+  return names[static_cast<int>(shape_for(n, m))];
+}
+
+}  // namespace cairn::cuda

@@ -1,0 +1,29 @@
+// The fixed-order tensor-core GEMM of the batch-invariant mode: y[n, m] = x[n, k] · w[m, k]ᵀ
+// (+ bias[m]), x and w bf16 or f16 (the same dtype), y and bias f32.
+//
+// Every y element is reduced in one order whatever n is and whichever tile shape serves n:
+// acc = 0, then acc = mma_k16(x[i, 16g : 16g + 16], w[j, 16g : 16g + 16], acc) for g = 0, 1, …
+// in increasing g (one m16n8k16 tensor-core step each, f32 accumulation), then acc + bias[j].
+// No split of k, no atomics. So a row's bits do not depend on the batch, and the tile shape can
+// follow n: a few rows stream w through many small tiles near the memory bandwidth, many rows
+// use large tiles near the tensor-core rate.
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace cairn::cuda {
+
+// Whether mma_gemm takes weight w [m, k]: bf16 or f16, k a positive multiple of 16, w's start
+// 16-byte aligned. A property of the weight alone, so every n of one weight takes one path.
+bool mma_gemm_supports(const Tensor& w);
+
+// x: n × k elements of w's dtype on the device, rows contiguous, 16-byte aligned (round_input's
+// buffer); bias f32 [m] or null; y f32 [n, m] contiguous. Launches on stream().
+void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y);
+
+// The tile shape mma_gemm picks for n rows of x and m rows of w (for benchmarks and tests).
+const char* mma_gemm_tile_name(int64_t n, int64_t m);
+
+}  // namespace cairn::cuda

@@ -1,0 +1,78 @@
+// PTX wrappers for mma_gemm.cu: asynchronous global → shared copies, ldmatrix and the
+// m16n8k16 tensor-core product, plus the swizzled shared-memory layout of a k-tile.
+//
+// Layout: a k-tile holds rows of kTileK = 64 half-precision elements (128 bytes, eight 16-byte
+// chunks). Chunk c of row r lives at chunk position c ^ (r % 8), so the eight row addresses one
+// ldmatrix phase reads fall in eight different bank groups.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace cairn::cuda::mma {
+
+constexpr int kTileK = 64;         // k elements per tile row
+constexpr int kRowBytes = 128;     // kTileK half-precision elements
+constexpr int kChunksPerRow = 8;   // 16-byte chunks per tile row
+
+__device__ inline uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Byte offset of chunk `c` of row `r` in a tile.
+__device__ inline uint32_t swizzled(int r, int c) {
+  return static_cast<uint32_t>(r * kRowBytes + ((c ^ (r & 7)) * 16));
+}
+
+// 16 bytes global → shared, asynchronously (bypassing L1).
+__device__ inline void copy16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
+__device__ inline void commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+// Waits until at most N committed groups are still in flight.
+template <int N>
+__device__ inline void wait_pending() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ inline void ldmatrix_x4(uint32_t addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
+                                   uint32_t& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr));
+}
+__device__ inline void ldmatrix_x2(uint32_t addr, uint32_t& r0, uint32_t& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r0), "=r"(r1)
+               : "r"(addr));
+}
+
+// d += a (16×16, row) · b (16×8, col), f32 accumulators; one k16 step.
+template <typename T>
+__device__ inline void mma_k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
+
+template <>
+__device__ inline void mma_k16<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4],
+                                              const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <>
+__device__ inline void mma_k16<__half>(float (&d)[4], const uint32_t (&a)[4],
+                                       const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+}  // namespace cairn::cuda::mma
