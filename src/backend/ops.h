@@ -43,10 +43,28 @@ struct RopeParams {
 // Rotates x [n_tokens, n_heads, head_dim] f32 in place; positions [n_tokens].
 void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p);
 
+// Affine-quantized K/V rows (the row format of kv/kv_format.h): per head row of head_dim
+// elements, codes [head_dim · bits / 8] (4-bit: two per byte, low nibble first), then f16
+// scales [head_dim / group_size], then f16 biases [head_dim / group_size]; a value is
+// code · scale + bias (an f32 multiply, then an f32 add). Encoding (quantize_rows): per group,
+// bias = the largest f16 ≤ min, scale = the smallest f16 ≥ (max − bias) / (2^bits − 1),
+// code = round-half-even((x − bias) / scale) clamped to [0, 2^bits − 1] (0 when scale is 0).
+struct KvRowQuant {
+  int32_t bits = 0;        // 4 or 8; 0: not quantized
+  int32_t group_size = 0;  // 32, 64 or 128, dividing head_dim
+  bool enabled() const { return bits > 0; }
+  int64_t row_bytes(int64_t head_dim) const {
+    return head_dim * bits / 8 + 4 * (head_dim / group_size);
+  }
+};
+
 struct AttentionParams {
   float scale = 1.0f;    // multiplies q·k before the softcap
   float softcap = 0.0f;  // > 0: logits = softcap * tanh(logits / softcap)
   int32_t window = 0;    // > 0: a query at p sees keys at positions in (p - window, p]
+  // attention_seqs only: K and V rows stored affine-quantized (u8 tensors
+  // [rows, n_kv_heads, kv_quant.row_bytes(head_dim)], head_dim from q).
+  KvRowQuant kv_quant;
 };
 
 // Causal attention of queries over one sequence's keys and values.
@@ -62,7 +80,9 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
 // v, key j at position j (a cache that stores each position at its index); its
 // queries are rows [q_begin, q_begin + n_q) of q and out.
 struct AttentionSeq {
-  const Tensor* k = nullptr;  // [>= n_kv, n_kv_heads, head_dim] f32, bf16 or f16
+  // [>= n_kv, n_kv_heads, head_dim] f32, bf16 or f16; u8 [>= n_kv, n_kv_heads, row_bytes]
+  // when AttentionParams::kv_quant is enabled.
+  const Tensor* k = nullptr;
   const Tensor* v = nullptr;  // k's shape and dtype
   int64_t q_begin = 0, n_q = 0, n_kv = 0;
 };
@@ -112,5 +132,10 @@ struct RowCopy {
 // Every src has one dtype, every dst one dtype (f32, bf16 or f16), all on one
 // device; destination rows do not overlap.
 void convert_rows(std::span<const RowCopy> copies);
+
+// quantize_rows: rows [src_row, src_row + n_rows) of each f32 *src [*, n_kv_heads, head_dim]
+// encoded in the format q into rows [dst_row, …) of u8 *dst [*, n_kv_heads, q.row_bytes(head_dim)]
+// (one launch on a GPU). The bytes are the paged KV's encoding of the same rows on any backend.
+void quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q);
 
 }  // namespace cairn::ops
