@@ -42,6 +42,7 @@ struct Params {
   int n_q, n_heads, n_kv_heads, group, head_dim, n_kv, n_splits;
   int stride;      // shared-memory row stride in floats (head_dim padded)
   bool vec_loads;  // K/V rows may be read with 16-byte loads
+  int group_size, row_bytes;  // quantized K/V rows (attention_quant.cuh) only
   float scale, softcap;
   int window;
 };

@@ -105,7 +105,7 @@ struct Plan {
   bool split_path = false;
 };
 
-Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs) {
+Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool quantized) {
   Plan plan;
   const size_t esize = seqs.front().k->dtype() == DType::kF32 ? 4 : 2;
   for (const ops::AttentionSeq& s : seqs) {
@@ -114,7 +114,8 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs) {
     e.k = s.k->raw(), e.v = s.v->raw();
     e.q_begin = s.q_begin, e.ws_offset = plan.ws_floats;
     e.n_q = static_cast<int32_t>(s.n_q), e.n_kv = static_cast<int32_t>(s.n_kv);
-    e.vec_loads = (base.head_dim * esize) % 16 == 0 && reinterpret_cast<uintptr_t>(e.k) % 16 == 0 &&
+    e.vec_loads = !quantized && (base.head_dim * esize) % 16 == 0 &&
+                  reinterpret_cast<uintptr_t>(e.k) % 16 == 0 &&
                   reinterpret_cast<uintptr_t>(e.v) % 16 == 0;
     e.split_begin = static_cast<int32_t>(plan.split_blocks);
     e.fused_begin = static_cast<int32_t>(plan.fused_blocks);
@@ -190,7 +191,12 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
   base.stride = smem_stride(base.head_dim);
   base.scale = ap.scale, base.softcap = ap.softcap, base.window = ap.window;
   base.q = q.data<float>(), base.out = out.data<float>();
-  const Plan plan = plan_for(base, seqs);
+  const bool quantized = ap.kv_quant.enabled();
+  if (quantized) {
+    base.group_size = ap.kv_quant.group_size;
+    base.row_bytes = static_cast<int>(ap.kv_quant.row_bytes(base.head_dim));
+  }
+  const Plan plan = plan_for(base, seqs, quantized);
   if (plan.seqs.empty()) return;
 
   std::lock_guard<std::mutex> lock(workspace().mutex);
@@ -199,6 +205,9 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
   if (plan.split_path)
     base.part_ml = static_cast<float*>(
         workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));
+  if (quantized)
+    return ap.kv_quant.bits == 8 ? launch_dtype<Q8Rows>(base, plan, table)
+                                 : launch_dtype<Q4Rows>(base, plan, table);
   switch (seqs.front().k->dtype()) {
     case DType::kF32:
       return launch_dtype<float>(base, plan, table);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "backend/cuda/attention_math.cuh"
+#include "backend/cuda/attention_quant.cuh"
 
 namespace cairn::cuda::attn {
 
@@ -118,7 +119,7 @@ __device__ __forceinline__ void store_loads(const Params& p, float* k_s, float* 
 // Stages keys [key0, key0 + 32) of KV head kvh of K and V as f32 rows of k_s and
 // v_s; keys past n_kv become zeros. Conversion to f32 is exact for every dtype.
 template <typename T>
-__device__ void load_key_block(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
+__device__ void load_key_block_full(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
   const int hd = p.head_dim;
   if (p.vec_loads) {
     const int total = kKeyBlock * hd / (16 / static_cast<int>(sizeof(T)));
@@ -137,6 +138,16 @@ __device__ void load_key_block(const Params& p, float* k_s, float* v_s, int kvh,
     const bool in = key < p.n_kv;
     k_s[j * p.stride + c] = in ? to_f32(k[key * row_stride + c]) : 0.0f;
     v_s[j * p.stride + c] = in ? to_f32(v[key * row_stride + c]) : 0.0f;
+  }
+}
+
+// K/V rows in any storage (full precision or quantized) as f32 tiles.
+template <typename T>
+__device__ void load_key_block(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
+  if constexpr (kQuantRows<T>) {
+    load_key_block_quant<T>(p, k_s, v_s, kvh, key0);
+  } else {
+    load_key_block_full<T>(p, k_s, v_s, kvh, key0);
   }
 }
 
@@ -255,21 +266,29 @@ __device__ void attend_split(const Params& p, const BlockRows& b, float* smem, i
   float* v_s = k_s + kKeyBlock * p.stride;
   const float* q_w = q_s + (threadIdx.x >> 5) * R * p.stride;
   const int end = (split + 1) * kBlocksPerSplit;
-  const bool pipelined =
-      p.vec_loads &&
-      kKeyBlock * p.head_dim / (16 / static_cast<int>(sizeof(T))) <= kThreads * kBatch;
+  // Quantized rows are decoded by load_key_block, never pipelined (speed only).
+  bool pipelined = false;
+  if constexpr (!kQuantRows<T>)
+    pipelined = p.vec_loads &&
+                kKeyBlock * p.head_dim / (16 / static_cast<int>(sizeof(T))) <= kThreads * kBatch;
   int kb = next_key_block(p, b, split * kBlocksPerSplit, end);
   TileLoads r;
-  if (pipelined && kb < end) issue_loads<T>(p, b.kvh, kb * kKeyBlock, threadIdx.x, r);
+  if constexpr (!kQuantRows<T>)
+    if (pipelined && kb < end) issue_loads<T>(p, b.kvh, kb * kKeyBlock, threadIdx.x, r);
   while (kb < end) {
     __syncthreads();  // the previous tiles are no longer read
-    if (pipelined)
-      store_loads<T>(p, k_s, v_s, threadIdx.x, r);
-    else
+    if constexpr (!kQuantRows<T>) {
+      if (pipelined)
+        store_loads<T>(p, k_s, v_s, threadIdx.x, r);
+      else
+        load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
+    } else {
       load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
+    }
     __syncthreads();
     const int next = next_key_block(p, b, kb + 1, end);
-    if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
+    if constexpr (!kQuantRows<T>)
+      if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
     attend_key_block<R, S>(p, q_w, k_s, v_s, kb * kKeyBlock, rows, st);
     kb = next;
   }
