@@ -24,6 +24,16 @@ void need_tensor(const char* op, const char* name, const Tensor& t, int ndim, bo
     fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name, t.describe());
 }
 
+// A contiguous u8 tensor of 3 dims: quantized K/V rows [*, n_kv_heads, row_bytes].
+void need_rows_u8(const char* op, const char* name, const Tensor& t) {
+  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name);
+  if (t.ndim() != 3 || t.dtype() != DType::kU8)
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be u8 [rows, n_kv_heads, row_bytes] (got {})",
+         op, name, t.describe());
+  if (!t.is_contiguous())
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name, t.describe());
+}
+
 void same_device(const char* op, const Tensor& a, const Tensor& b) {
   if (!(a.device() == b.device()))
     fail(ErrorCode::kInvalidArgument, "{}: {} and {} are on different devices", op, a.describe(),
@@ -45,18 +55,30 @@ void need_disjoint(const char* op, const char* what,
 }
 
 // Sequence i of attention_seqs: K/V well formed, like sequence 0's, rows in range.
-void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i, const Tensor& out) {
+// kv_quant: bits ≠ 0 when K/V are quantized rows (already checked by check_kv_row_quant).
+void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i,
+               const KvRowQuant& kv_quant, const Tensor& out) {
   const char* op = "attention_seqs";
   const AttentionSeq& a = seqs[i];
   if (!a.k || !a.v) fail(ErrorCode::kInvalidArgument, "{}: seqs[{}] has no k or v", op, i);
   const std::string k_name = "seqs[" + std::to_string(i) + "].k";
   const std::string v_name = "seqs[" + std::to_string(i) + "].v";
-  need_tensor(op, k_name.c_str(), *a.k, 3, true);
-  need_tensor(op, v_name.c_str(), *a.v, 3, true);
+  const bool quantized = kv_quant.bits != 0;
+  if (quantized) {
+    need_rows_u8(op, k_name.c_str(), *a.k);
+    need_rows_u8(op, v_name.c_str(), *a.v);
+  } else {
+    need_tensor(op, k_name.c_str(), *a.k, 3, true);
+    need_tensor(op, v_name.c_str(), *a.v, 3, true);
+  }
   if (!(a.k->shape() == a.v->shape()) || a.k->dtype() != a.v->dtype())
     fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, k_name, a.k->describe(),
          v_name, a.v->describe());
-  need_dim(op, (k_name + "'s head_dim").c_str(), a.k->dim(2), q.dim(2));
+  if (quantized)
+    need_dim(op, (k_name + "'s row_bytes (kv_quant rows of q's head_dim)").c_str(), a.k->dim(2),
+             kv_quant.row_bytes(q.dim(2)));
+  else
+    need_dim(op, (k_name + "'s head_dim").c_str(), a.k->dim(2), q.dim(2));
   const Tensor& k0 = *seqs[0].k;
   if (a.k->dtype() != k0.dtype() || a.k->dim(1) != k0.dim(1))
     fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from seqs[0].k {} in dtype or n_kv_heads",
@@ -74,6 +96,27 @@ void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i, co
   same_device(op, *a.v, out);
 }
 
+// Copy c's rows in range of its src and dst; `op` and index i name it.
+void need_rows_in_range(const char* op, const RowCopy& c, size_t i) {
+  if (c.n_rows < 0 || c.src_row < 0 || c.src_row + c.n_rows > c.src->dim(0) || c.dst_row < 0 ||
+      c.dst_row + c.n_rows > c.dst->dim(0))
+    fail(ErrorCode::kInvalidArgument, "{}: copies[{}]: rows [{}, +{}) of {} into [{}, +{}) of {}",
+         op, i, c.src_row, c.n_rows, c.src->describe(), c.dst_row, c.n_rows, c.dst->describe());
+}
+
+// The destination bytes of every copy: Error(kInvalidArgument) when two overlap.
+void need_disjoint_dst(const char* op, std::span<const RowCopy> copies) {
+  std::vector<std::pair<uintptr_t, uintptr_t>> bytes;
+  for (const RowCopy& c : copies) {
+    if (c.n_rows == 0 || c.dst->numel() == 0) continue;
+    const uintptr_t row_bytes = c.dst->nbytes() / static_cast<size_t>(c.dst->dim(0));
+    const uintptr_t first =
+        reinterpret_cast<uintptr_t>(c.dst->raw()) + static_cast<uintptr_t>(c.dst_row) * row_bytes;
+    bytes.emplace_back(first, first + static_cast<uintptr_t>(c.n_rows) * row_bytes);
+  }
+  need_disjoint(op, "two copies' destination rows", std::move(bytes));
+}
+
 // Copy i of convert_rows: tensors well formed, like copy 0's, rows in range.
 void check_copy(std::span<const RowCopy> copies, size_t i) {
   const char* op = "convert_rows";
@@ -89,12 +132,35 @@ void check_copy(std::span<const RowCopy> copies, size_t i) {
   if (!rows_match)
     fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ past dim 0", op, src_name,
          c.src->describe(), dst_name, c.dst->describe());
-  if (c.n_rows < 0 || c.src_row < 0 || c.src_row + c.n_rows > c.src->dim(0) || c.dst_row < 0 ||
-      c.dst_row + c.n_rows > c.dst->dim(0))
-    fail(ErrorCode::kInvalidArgument, "{}: copies[{}]: rows [{}, +{}) of {} into [{}, +{}) of {}",
-         op, i, c.src_row, c.n_rows, c.src->describe(), c.dst_row, c.n_rows, c.dst->describe());
+  need_rows_in_range(op, c, i);
   if (c.src->dtype() != copies[0].src->dtype() || c.dst->dtype() != copies[0].dst->dtype())
     fail(ErrorCode::kInvalidArgument, "{}: copies[{}]'s dtypes differ from copies[0]'s", op, i);
+  same_device(op, *c.src, *copies[0].dst);
+  same_device(op, *c.dst, *copies[0].dst);
+}
+
+// Copy i of quantize_rows: src f32 [*, H, D], dst u8 [*, H, q.row_bytes(D)] with copy
+// 0's H and D, rows in range, on copy 0's device. Checks q against D at copy 0.
+void check_quantize_copy(std::span<const RowCopy> copies, size_t i, const KvRowQuant& q) {
+  const char* op = "quantize_rows";
+  const RowCopy& c = copies[i];
+  if (!c.src || !c.dst)
+    fail(ErrorCode::kInvalidArgument, "{}: copies[{}] has no src or dst", op, i);
+  const std::string src_name = "copies[" + std::to_string(i) + "].src";
+  const std::string dst_name = "copies[" + std::to_string(i) + "].dst";
+  need_tensor(op, src_name.c_str(), *c.src, 3, false);
+  need_rows_u8(op, dst_name.c_str(), *c.dst);
+  if (i == 0) check_kv_row_quant(op, q, c.src->dim(2));
+  const Tensor& src0 = *copies[0].src;
+  if (c.src->dim(1) != src0.dim(1) || c.src->dim(2) != src0.dim(2))
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from copies[0].src {} past dim 0", op,
+         src_name, c.src->describe(), src0.describe());
+  const int64_t row_bytes = q.row_bytes(c.src->dim(2));
+  if (c.dst->dim(1) != c.src->dim(1) || c.dst->dim(2) != row_bytes)
+    fail(ErrorCode::kInvalidArgument,
+         "{}: {} {} must be [*, {}, {}] ({}-bit rows of head_dim {} in groups of {})", op, dst_name,
+         c.dst->describe(), c.src->dim(1), row_bytes, q.bits, c.src->dim(2), q.group_size);
+  need_rows_in_range(op, c, i);
   same_device(op, *c.src, *copies[0].dst);
   same_device(op, *c.dst, *copies[0].dst);
 }
@@ -181,10 +247,12 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
 }
 
 void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
-                          std::span<const int32_t> q_positions, const Tensor& out) {
+                          std::span<const int32_t> q_positions, const KvRowQuant& kv_quant,
+                          const Tensor& out) {
   const char* op = "attention_seqs";
   need_tensor(op, "q", q, 3, false);
   need_tensor(op, "out", out, 3, false);
+  if (kv_quant.bits != 0) check_kv_row_quant(op, kv_quant, q.dim(2));
   if (!(q.shape() == out.shape()))
     fail(ErrorCode::kInvalidArgument, "{}: out {} must have q's shape {}", op, out.describe(),
          q.describe());
@@ -192,7 +260,7 @@ void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
   need_dim(op, "number of q_positions", static_cast<int64_t>(q_positions.size()), q.dim(0));
   std::vector<std::pair<uintptr_t, uintptr_t>> rows;
   for (size_t i = 0; i < seqs.size(); ++i) {
-    check_seq(q, seqs, i, out);
+    check_seq(q, seqs, i, kv_quant, out);
     if (seqs[i].n_q > 0)
       rows.emplace_back(static_cast<uintptr_t>(seqs[i].q_begin),
                         static_cast<uintptr_t>(seqs[i].q_begin + seqs[i].n_q));
@@ -223,17 +291,25 @@ void check_convert(const Tensor& src, const Tensor& dst) {
 }
 
 void check_convert_rows(std::span<const RowCopy> copies) {
-  std::vector<std::pair<uintptr_t, uintptr_t>> bytes;
-  for (size_t i = 0; i < copies.size(); ++i) {
-    check_copy(copies, i);
-    const RowCopy& c = copies[i];
-    if (c.n_rows == 0 || c.dst->numel() == 0) continue;
-    const uintptr_t row_bytes = c.dst->nbytes() / static_cast<size_t>(c.dst->dim(0));
-    const uintptr_t first =
-        reinterpret_cast<uintptr_t>(c.dst->raw()) + static_cast<uintptr_t>(c.dst_row) * row_bytes;
-    bytes.emplace_back(first, first + static_cast<uintptr_t>(c.n_rows) * row_bytes);
-  }
-  need_disjoint("convert_rows", "two copies' destination rows", std::move(bytes));
+  for (size_t i = 0; i < copies.size(); ++i) check_copy(copies, i);
+  need_disjoint_dst("convert_rows", copies);
+}
+
+void check_kv_row_quant(const char* op, const KvRowQuant& q, int64_t head_dim) {
+  if (q.bits != 4 && q.bits != 8)
+    fail(ErrorCode::kInvalidArgument, "{}: kv_quant bits must be 4 or 8 (got {})", op, q.bits);
+  if (q.group_size != 32 && q.group_size != 64 && q.group_size != 128)
+    fail(ErrorCode::kInvalidArgument, "{}: kv_quant group_size must be 32, 64 or 128 (got {})", op,
+         q.group_size);
+  if (head_dim <= 0 || head_dim % q.group_size != 0)
+    fail(ErrorCode::kInvalidArgument, "{}: kv_quant group_size {} does not divide head_dim {}", op,
+         q.group_size, head_dim);
+}
+
+void check_quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q) {
+  if (copies.empty()) check_kv_row_quant("quantize_rows", q, q.group_size);  // no head_dim yet
+  for (size_t i = 0; i < copies.size(); ++i) check_quantize_copy(copies, i, q);
+  need_disjoint_dst("quantize_rows", copies);
 }
 
 }  // namespace cairn::ops

@@ -16,12 +16,19 @@ void check_rope(const Tensor& x, std::span<const int32_t> positions, const RopeP
 void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                      std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                      const Tensor& out);
+// kv_quant enabled (bits ≠ 0): every K/V is u8 [*, n_kv_heads, kv_quant.row_bytes(head_dim)].
 void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
-                          std::span<const int32_t> q_positions, const Tensor& out);
+                          std::span<const int32_t> q_positions, const KvRowQuant& kv_quant,
+                          const Tensor& out);
 // Same shape, f32, contiguous, one device: the elementwise and row-wise ops.
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
 void check_convert_rows(std::span<const RowCopy> copies);
+// Bits 4 or 8, group_size 32, 64 or 128 dividing head_dim.
+void check_kv_row_quant(const char* op, const KvRowQuant& q, int64_t head_dim);
+// Every src f32 [*, H, D], every dst u8 [*, H, q.row_bytes(D)] (one H and D for all),
+// rows in range, destination rows disjoint, one device.
+void check_quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q);
 
 }  // namespace cairn::ops

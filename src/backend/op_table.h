@@ -33,6 +33,7 @@ struct OpTable {
   void (*log_softmax)(const Tensor& x, Tensor& y) = nullptr;
   void (*convert)(const Tensor& src, Tensor& dst) = nullptr;
   void (*convert_rows)(std::span<const RowCopy> copies) = nullptr;
+  void (*quantize_rows)(std::span<const RowCopy> copies, const KvRowQuant& q) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set.

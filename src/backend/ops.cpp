@@ -36,13 +36,16 @@ void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p) {
 void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                const AttentionParams& p, Tensor& out) {
+  if (p.kv_quant.bits != 0)
+    fail(ErrorCode::kInvalidArgument,
+         "attention: kv_quant (quantized K/V rows) is read by attention_seqs only");
   check_attention(q, k, v, q_positions, kv_positions, out);
   op_table(out.device().kind).attention(q, k, v, q_positions, kv_positions, p, out);
 }
 
 void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out) {
-  check_attention_seqs(q, seqs, q_positions, out);
+  check_attention_seqs(q, seqs, q_positions, p.kv_quant, out);
   op_table(out.device().kind).attention_seqs(q, seqs, q_positions, p, out);
 }
 
@@ -88,6 +91,12 @@ void convert_rows(std::span<const RowCopy> copies) {
   check_convert_rows(copies);
   if (copies.empty()) return;
   op_table(copies.front().dst->device().kind).convert_rows(copies);
+}
+
+void quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q) {
+  check_quantize_rows(copies, q);
+  if (copies.empty()) return;
+  op_table(copies.front().dst->device().kind).quantize_rows(copies, q);
 }
 
 }  // namespace cairn::ops

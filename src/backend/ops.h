@@ -64,7 +64,7 @@ struct AttentionParams {
   int32_t window = 0;    // > 0: a query at p sees keys at positions in (p - window, p]
   // attention_seqs only: K and V rows stored affine-quantized (u8 tensors
   // [rows, n_kv_heads, kv_quant.row_bytes(head_dim)], head_dim from q).
-  KvRowQuant kv_quant;
+  KvRowQuant kv_quant = {};  // a default so {scale, softcap, window} still initializes all
 };
 
 // Causal attention of queries over one sequence's keys and values.

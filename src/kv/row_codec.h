@@ -1,4 +1,5 @@
-// Encoding and decoding of one head row (head_dim elements) in a LayerFormat.
+// Encoding and decoding of one head row (head_dim elements) in a LayerFormat;
+// affine rows through core/affine_row.h.
 // Affine rows: per group of g elements along head_dim, bias = the largest f16
 // ≤ min, scale = the smallest f16 ≥ (max - bias) / (2^bits - 1), code =
 // round((x - bias) / scale) clamped to [0, 2^bits - 1]; so |x - x̂| ≤ scale / 2

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "backend/cpu/fast/fast.h"
+#include "backend/cpu/kv_rows.h"
 #include "backend/cpu/reference/reference.h"
 #include "core/error.h"
 
@@ -75,6 +76,7 @@ const OpTable& reference_table() {
     t.log_softmax = ref::log_softmax;
     t.convert = ref::convert;
     t.convert_rows = ref::convert_rows;
+    t.quantize_rows = cpu::quantize_rows;  // one encoding for both tables
     return t;
   }();
   return table;

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
+#include "backend/ops.h"
 #include "core/dtype.h"
 #include "kv/row_codec.h"
 #include "kv_test_util.h"
@@ -63,6 +65,38 @@ TEST(RowCodec, FloatStoresRoundToNearest) {
   encode_row(x.data(), 4, full_format(KvStore::kF16), row.data());
   decode_row(row.data(), 4, full_format(KvStore::kF16), y.data());
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(y[i], f16_to_f32(f32_to_f16(x[i])));
+}
+
+// ops::quantize_rows (the device KV cache's append) writes exactly the paged
+// KV's encode_row bytes: rows of 3 heads at several spreads, some groups constant.
+void expect_quantize_rows_equals_encode_row(int bits, int gs, int64_t d, uint32_t stream) {
+  constexpr int64_t kRows = 5, kKvHeads = 3;
+  Tensor x = Tensor::empty({kRows, kKvHeads, d}, DType::kF32);
+  for (int64_t r = 0; r < kRows * kKvHeads; ++r)
+    for (int64_t i = 0; i < d; ++i)
+      x.data<float>()[r * d + i] = r == 4 && i < gs
+                                       ? 0.75f  // one constant group
+                                       : std::ldexp(draw(stream, r, 0, 1, i), r % 9 - 4);
+  const ops::KvRowQuant q{bits, gs};
+  const LayerFormat f = affine_format(bits, gs);
+  ASSERT_EQ(static_cast<size_t>(q.row_bytes(d)), f.row_bytes(d));
+  Tensor rows = Tensor::zeros({kRows, kKvHeads, q.row_bytes(d)}, DType::kU8);
+  const ops::RowCopy c{&x, 0, &rows, 0, kRows};
+  ops::quantize_rows(std::span(&c, 1), q);
+  std::vector<uint8_t> want(f.row_bytes(d));
+  for (int64_t r = 0; r < kRows * kKvHeads; ++r) {
+    encode_row(x.data<float>() + r * d, d, f, want.data());
+    ASSERT_EQ(0, std::memcmp(rows.data<uint8_t>() + r * q.row_bytes(d), want.data(), want.size()))
+        << f.name() << ", head_dim " << d << ", head row " << r;
+  }
+}
+
+TEST(RowCodec, QuantizeRowsEqualsEncodeRow) {
+  for (int bits : {4, 8})
+    for (int gs : {32, 64, 128})
+      for (int64_t d : {64, 128, 256, 384})
+        if (d % gs == 0)
+          for (uint32_t s = 0; s < 3; ++s) expect_quantize_rows_equals_encode_row(bits, gs, d, s);
 }
 
 }  // namespace
