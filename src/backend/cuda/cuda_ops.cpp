@@ -9,6 +9,7 @@
 #include "backend/cuda/gated_activation.h"
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/norms.h"
+#include "backend/cuda/quantize_rows.h"
 #include "backend/cuda/rope.h"
 #include "backend/cuda/softmax.h"
 #include "backend/op_table.h"
@@ -32,6 +33,7 @@ void register_cuda_ops() {
   t.log_softmax = &log_softmax;
   t.convert = &convert;
   t.convert_rows = &convert_rows;
+  t.quantize_rows = &quantize_rows;
   ops::register_op_table(DeviceKind::kCuda, t);
 }
 
