@@ -27,6 +27,8 @@ template <>
 constexpr bool kQuantRows<Q4Rows> = true;
 
 // Elements [c, c + 8) of the encoded head row at `row` (c a multiple of 8, inside one group).
+// Rows are only 4-byte aligned (row_bytes = codes + 4 bytes per group), so codes are read in
+// 4-byte words.
 template <int Bits>
 __device__ __forceinline__ void decode8(const uint8_t* row, int c, const Params& p, float (&y)[8]) {
   const int n_groups = p.head_dim / p.group_size, g = c / p.group_size;
@@ -34,9 +36,10 @@ __device__ __forceinline__ void decode8(const uint8_t* row, int c, const Params&
   const float s = f16_bits_to_f32(sb[g]), b = f16_bits_to_f32(sb[n_groups + g]);
   uint32_t code[8];
   if constexpr (Bits == 8) {
-    const uint2 u = *reinterpret_cast<const uint2*>(row + c);
+    const auto* w = reinterpret_cast<const uint32_t*>(row + c);
+    const uint32_t lo = w[0], hi = w[1];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) code[e] = (u.x >> (8 * e)) & 0xffu, code[4 + e] = (u.y >> (8 * e)) & 0xffu;
+    for (int e = 0; e < 4; ++e) code[e] = (lo >> (8 * e)) & 0xffu, code[4 + e] = (hi >> (8 * e)) & 0xffu;
   } else {
     const uint32_t u = *reinterpret_cast<const uint32_t*>(row + c / 2);
 #pragma unroll

@@ -36,9 +36,9 @@ bool probe(GemmLtShape s, const Tensor& w, const float* bias) {
   if (!plan) return false;
   Tensor x = empty_on(gpu, {s.n, s.k}, DType::kF32);
   fill_uniform(x, 0x5eed, -2.0f, 2.0f);
-  Tensor a = empty_on(gpu, {s.n, s.m}, DType::kF32), b = empty_on(gpu, {s.n, s.m}, DType::kF32);
-  mma_gemm(x, w, bias, a);
   const void* xo = round_input(x, w.dtype());
+  Tensor a = empty_on(gpu, {s.n, s.m}, DType::kF32), b = empty_on(gpu, {s.n, s.m}, DType::kF32);
+  mma_gemm(xo, w, bias, a);
   // As matmul runs the plan: the bias in the epilogue when planned so, else added after.
   gemm_lt_run(plan, w.raw(), xo, s.bias ? bias : nullptr, b.data<float>());
   if (bias && !s.bias) add_bias_rows(b.data<float>(), bias, s.n, s.m);

@@ -64,9 +64,10 @@ void invariant_half(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor
       if (const GemmLtPlan* plan =
               gemm_lt_plan(shape_of(xo, w, bias, y), AlgoPolicy::kFixedPerShapeClass))
         return run_plan(plan, xo, w, bias, y);
+      return mma_gemm(xo, w, bias ? bias->data<float>() : nullptr, y);
     }
   }
-  mma_gemm(x, w, bias ? bias->data<float>() : nullptr, y);
+  mma_gemm(round_input(x, w.dtype()), w, bias ? bias->data<float>() : nullptr, y);
 }
 
 }  // namespace

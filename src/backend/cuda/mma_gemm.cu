@@ -9,20 +9,15 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/mma_tile.cuh"
-#include "backend/cuda/mma_x_stage.cuh"
-#include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
 namespace {
 
 using namespace mma;
 
-// Xf32: x arrives in f32 and is rounded to the weights' dtype on its way into shared memory
-// (mma_x_stage.cuh); else x arrives rounded (round_input) and is copied like w.
-template <int BM, int BN, int WM, int WN, int Stages, bool Xf32>
+template <int BM, int BN, int WM, int WN, int Stages>
 struct Tile {
   static constexpr int kBM = BM, kBN = BN, kWN = WN, kStages = Stages;
-  static constexpr bool kXf32 = Xf32;
   static constexpr int kThreads = WM * WN * 32;
   static constexpr int kMT = BM / WM / 16;  // m16 steps per warp tile
   static constexpr int kNT = BN / WN / 8;   // n8 steps per warp tile
@@ -33,18 +28,18 @@ struct Tile {
 };
 
 // Few rows of x (decode): one m16 step of x, thin w tiles so that many blocks stream w, and
-// deep pipelines: each SM streams only m / SMs rows of w, so it must keep most of a row's k
-// range in flight to cover the memory latency (about 100 KiB per SM measured on an H200).
-// Up to 64 rows take x in f32 (one launch fewer per product); larger tiles take it rounded.
-using Narrow32 = Tile<16, 32, 1, 4, 12, true>;
-using Narrow16 = Tile<16, 16, 1, 2, 24, true>;
-using Narrow8 = Tile<16, 8, 1, 1, 40, true>;
-using Small = Tile<64, 32, 2, 2, 16, true>;     // batched decode
-using Medium = Tile<128, 32, 4, 1, 8, false>;   // batches past 64 rows
-using Large = Tile<128, 128, 2, 4, 3, false>;  // prefill
+// deep pipelines so that each block keeps tens of KiB of w in flight. The stage counts are the
+// ones measured on an H200 (docs/performance.md); a build with 24–40 stages for few rows and 16
+// for 64 rows (and x rounded inside the pipeline) measured slower.
+using Narrow32 = Tile<16, 32, 1, 4, 12>;
+using Narrow16 = Tile<16, 16, 1, 2, 12>;
+using Narrow8 = Tile<16, 8, 1, 1, 12>;
+using Small = Tile<64, 32, 2, 2, 6>;     // batched decode
+using Medium = Tile<128, 32, 4, 1, 4>;   // batches past 64 rows
+using Large = Tile<128, 128, 2, 4, 3>;  // prefill
 
 struct Problem {
-  const void* x;  // f32 for kXf32 tiles, else the weights' dtype
+  const void* x;
   const void* w;
   const float* bias;
   float* y;
@@ -85,12 +80,10 @@ __device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit
   }
 }
 
-// The asynchronous copies of k-tile kt: w, and x when it arrives rounded.
 template <class C, typename T>
 __device__ inline void load_stage(uint8_t* stage, const Problem& p, Origin o, int kt) {
   const uint32_t base = shared_address(stage);
-  if constexpr (!C::kXf32)
-    copy_rows<C, C::kBM>(base, static_cast<const T*>(p.x), o.row0, p.n, p.k, kt);
+  copy_rows<C, C::kBM>(base, static_cast<const T*>(p.x), o.row0, p.n, p.k, kt);
   copy_rows<C, C::kBN>(base + C::kBM * kRowBytes, static_cast<const T*>(p.w), o.col0, p.m, p.k,
                        kt);
 }
@@ -156,30 +149,15 @@ __global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
   const int wm = warp / C::kWN, wn = warp % C::kWN;
   float acc[C::kMT][C::kNT][4] = {};
   const int tiles_k = (p.k + kTileK - 1) / kTileK;
-  XRegs<C> xr;  // f32 x of one k-tile on its way to shared memory (kXf32 only)
-  const auto* xf = static_cast<const float*>(p.x);
   for (int s = 0; s < C::kStages - 1; ++s) {
-    if (s < tiles_k) {
-      load_stage<C, T>(smem + s * C::kStageBytes, p, o, s);
-      if constexpr (C::kXf32) {
-        load_x<C>(xr, xf, o.row0, p.n, p.k, s);
-        store_x<C, T>(xr, smem + s * C::kStageBytes, o.row0, p.n, p.k, s);
-      }
-    }
-    commit();  // one group per slot, empty or not: wait_pending counts them
+    if (s < tiles_k) load_stage<C, T>(smem + s * C::kStageBytes, p, o, s);
+    commit();
   }
   for (int kt = 0; kt < tiles_k; ++kt) {
     wait_pending<C::kStages - 2>();
-    __syncthreads();  // tile kt is in; every warp is done with the slots written below
+    __syncthreads();  // tile kt is in; every warp is done with the slot refilled below
     const int next = kt + C::kStages - 1;
-    // x of tile next - 1, loaded one iteration ago: its slot was last read two iterations ago.
-    if (C::kXf32 && kt > 0 && next - 1 < tiles_k)
-      store_x<C, T>(xr, smem + (next - 1) % C::kStages * C::kStageBytes, o.row0, p.n, p.k,
-                    next - 1);
-    if (next < tiles_k) {
-      load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, next);
-      if constexpr (C::kXf32) load_x<C>(xr, xf, o.row0, p.n, p.k, next);
-    }
+    if (next < tiles_k) load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, next);
     commit();
     mma_stage<C, T>(smem + kt % C::kStages * C::kStageBytes, p.k - kt * kTileK, wm, wn, lane,
                     acc);
@@ -200,26 +178,22 @@ void launch(const Problem& p) {
 
 enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
 
-// Rows of x up to which the tiles take x in f32.
-constexpr int64_t kXf32MaxRows = 64;
-
 // Thin w tiles while they still give every SM a block; the large tile once it fills the GPU
-// twice over. x_f32: x is f32 and 16-byte aligned (else it is rounded first and the smallest
-// tile that takes rounded x serves few rows: the same bits, as every tile).
-Shape shape_for(int64_t n, int64_t m, bool x_f32) {
+// twice over.
+Shape shape_for(int64_t n, int64_t m) {
   const int64_t sms = sm_count();
-  if (x_f32 && n <= 16) {
+  if (n <= 16) {
     if (m >= 32 * sms) return Shape::kNarrow32;
     return m >= 16 * sms ? Shape::kNarrow16 : Shape::kNarrow8;
   }
-  if (x_f32 && n <= kXf32MaxRows) return Shape::kSmall;
+  if (n <= 64) return Shape::kSmall;
   const int64_t large_blocks = ((n + 127) / 128) * ((m + 127) / 128);
   return large_blocks >= 2 * sms ? Shape::kLarge : Shape::kMedium;
 }
 
 template <typename T>
-void launch_typed(const Problem& p, Shape shape) {
-  switch (shape) {
+void launch_typed(const Problem& p) {
+  switch (shape_for(p.n, p.m)) {
     case Shape::kNarrow32:
       return launch<Narrow32, T>(p);
     case Shape::kNarrow16:
@@ -235,10 +209,6 @@ void launch_typed(const Problem& p, Shape shape) {
   }
 }
 
-bool takes_f32(const Tensor& x) {
-  return x.dim(0) <= kXf32MaxRows && reinterpret_cast<uintptr_t>(x.raw()) % 16 == 0;
-}
-
 }  // namespace
 
 bool mma_gemm_supports(const Tensor& w) {
@@ -248,27 +218,24 @@ bool mma_gemm_supports(const Tensor& w) {
          w.dim(0) < (int64_t{1} << 31) && w.dim(1) < (int64_t{1} << 31);
 }
 
-void mma_gemm(const Tensor& x, const Tensor& w, const float* bias, Tensor& y) {
-  const bool x_f32 = takes_f32(x);
-  Problem p{nullptr,
-            w.raw(),
-            bias,
-            y.data<float>(),
-            static_cast<int>(y.dim(0)),
-            static_cast<int>(w.dim(0)),
-            static_cast<int>(w.dim(1))};
+void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
+  const Problem p{x,
+                  w.raw(),
+                  bias,
+                  y.data<float>(),
+                  static_cast<int>(y.dim(0)),
+                  static_cast<int>(w.dim(0)),
+                  static_cast<int>(w.dim(1))};
   if (p.n == 0 || p.m == 0) return;
-  p.x = x_f32 ? x.raw() : round_input(x, w.dtype());
-  const Shape shape = shape_for(p.n, p.m, x_f32);
   if (w.dtype() == DType::kBF16)
-    launch_typed<__nv_bfloat16>(p, shape);
+    launch_typed<__nv_bfloat16>(p);
   else
-    launch_typed<__half>(p, shape);
+    launch_typed<__half>(p);
 }
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m) {
   static const char* const names[] = {"16x32", "16x16", "16x8", "64x32", "128x32", "128x128"};
-  return names[static_cast<int>(shape_for(n, m, n <= kXf32MaxRows))];
+  return names[static_cast<int>(shape_for(n, m))];
 }
 
 }  // namespace cairn::cuda

@@ -19,12 +19,11 @@ namespace cairn::cuda {
 // 16-byte aligned. A property of the weight alone, so every n of one weight takes one path.
 bool mma_gemm_supports(const Tensor& w);
 
-// x f32 [n, k] and y f32 [n, m] contiguous on the device, bias f32 [m] or null. x is rounded
-// to w's dtype (nearest even): inside the kernel for up to 64 rows of 16-byte aligned x, else
-// by round_input first (using its buffer). Launches on stream().
-void mma_gemm(const Tensor& x, const Tensor& w, const float* bias, Tensor& y);
+// x: n × k elements of w's dtype on the device, rows contiguous, 16-byte aligned (round_input's
+// buffer); bias f32 [m] or null; y f32 [n, m] contiguous. Launches on stream().
+void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y);
 
-// The tile shape mma_gemm picks for n rows of aligned x and m rows of w (benchmarks, tests).
+// The tile shape mma_gemm picks for n rows of x and m rows of w (for benchmarks and tests).
 const char* mma_gemm_tile_name(int64_t n, int64_t m);
 
 }  // namespace cairn::cuda
