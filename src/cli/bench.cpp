@@ -160,6 +160,7 @@ void run_bench(const BenchFlags& f) {
     DeviceBenchFlags g = f.gpu;
     if (f.shapes.size() != 1 || f.shapes.front() != kDefaultCpuShape) g.shapes = f.shapes;
     g.work_dir = f.work_dir;
+    g.kv_group_size = f.engine.kv.kv.group_size;  // --kv-group-size: the long decode's 8/4-bit KV
     return run_device_bench(g, d);
   }
   Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};

@@ -75,9 +75,10 @@ int64_t weight_bytes(const ModelConfig& c) {
   return 2 * (layer * c.n_layers + head);  // bf16; one embedding row per token is noise
 }
 
-// Bytes of K and V one position holds over all layers, bf16.
-int64_t kv_bytes_per_token(const ModelConfig& c) {
-  return 2 * 2 * c.n_layers * c.n_kv_heads * c.head_dim;
+// Bytes of K and V one position holds over all layers: bf16, or rows of format q.
+int64_t kv_bytes_per_token(const ModelConfig& c, const ops::KvRowQuant& q = {}) {
+  const int64_t row_bytes = q.enabled() ? q.row_bytes(c.head_dim) : 2 * c.head_dim;
+  return 2 * c.n_layers * c.n_kv_heads * row_bytes;
 }
 
 // One step of `n_seqs` sequences, `n` tokens each, starting at position `pos`.
@@ -119,9 +120,11 @@ struct Ctx {
 };
 
 // Median seconds of one decode step of n_seqs sequences over ctx positions of
-// random KV each (DeviceKvCache::fill_random: the values do not change the time).
-double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx) {
-  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2);
+// random KV each (DeviceKvCache::fill_random: the values do not change the time),
+// the KV in bf16 or in the affine rows q.
+double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
+                      const ops::KvRowQuant& q) {
+  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2, q);
   for (int32_t s = 0; s < n_seqs; ++s) kv.fill_random(s, ctx, 11 + static_cast<uint64_t>(s));
   step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
   std::vector<double> steps;
@@ -130,18 +133,21 @@ double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx) {
   return median(steps);
 }
 
-// Decode of n_seqs sequences at context ctx against the weights+KV roofline; returns tok/s.
-double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx) {
+// Decode of n_seqs sequences at context ctx, KV in bf16 or in the affine rows q,
+// against the weights+KV roofline (KV bytes from the rows' size); returns tok/s.
+double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
+                    const ops::KvRowQuant& q = {}) {
   const ModelConfig& c = m.config();
-  const double s = decode_seconds(x, m, n_seqs, ctx);
+  const double s = decode_seconds(x, m, n_seqs, ctx, q);
   const double bytes = static_cast<double>(weight_bytes(c)) +
                        static_cast<double>(n_seqs) * (ctx + x.f.decode_tokens / 2.0) *
-                           static_cast<double>(kv_bytes_per_token(c));
+                           static_cast<double>(kv_bytes_per_token(c, q));
   const double roofline = n_seqs / (bytes / (x.lim.bandwidth_gbs * 1e9));
+  const std::string kv = q.enabled() ? fmt::format(", {}-bit KV g{}", q.bits, q.group_size) : "";
   fmt::print(
-      "  decode  batch {:>4}, context {:>6}: {:9.1f} tok/s ({:6.2f} ms/step) = {:5.1f}% "
+      "  decode  batch {:>4}, context {:>6}{}: {:9.1f} tok/s ({:6.2f} ms/step) = {:5.1f}% "
       "of the weights+KV roofline ({:.0f} tok/s)\n",
-      n_seqs, ctx, n_seqs / s, s * 1e3, 100.0 * n_seqs / s / roofline, roofline);
+      n_seqs, ctx, kv, n_seqs / s, s * 1e3, 100.0 * n_seqs / s / roofline, roofline);
   return n_seqs / s;
 }
 
@@ -169,12 +175,17 @@ double bench_prefill(const Ctx& x, Model& m) {
   return n / s;
 }
 
-// Decode at the long context (bf16 KV; quantized KV pages are CPU-only so far), and the
-// cost of the batch-invariant switch: decode at batch 1 and the long prefill with it off.
+// Decode at batch 1 over the long context with bf16, 8-bit and 4-bit KV (groups
+// of --kv-group-size), and the cost of the batch-invariant switch: decode at
+// batch 1 and the long prefill with it off.
 void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
-  bench_decode(x, m, 1, x.f.long_context);
-  fmt::print("  decode  context {} with 8-bit or 4-bit KV: not built on the GPU yet\n",
-             x.f.long_context);
+  const double bf16 = bench_decode(x, m, 1, x.f.long_context);
+  for (int32_t bits : {8, 4}) {
+    const ops::KvRowQuant q{bits, x.f.kv_group_size};
+    const double quantized = bench_decode(x, m, 1, x.f.long_context, q);
+    fmt::print("  {}-bit KV g{} at context {}: {:.2f}x the bf16 KV's decode\n", bits, q.group_size,
+               x.f.long_context, quantized / bf16);
+  }
   DeviceBackend& dev = device_backend(x.device.kind);
   dev.set_batch_invariant(false);
   fmt::print("  batch-invariant switch off:\n");

@@ -2,13 +2,15 @@
 // GPU (Llama-3.1-8B, Qwen3-8B, Gemma-3-12B), then decode at batch 1 and at
 // several batch sizes, and a long prefill, each figure against the limits
 // measured in the same run (copy bandwidth, cuBLAS bf16 GEMM rate); for the
-// first shape also decode at a long context and the cost of batch invariance.
+// first shape also decode at a long context (bf16, 8-bit and 4-bit KV) and the
+// cost of batch invariance.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "core/storage.h"
+#include "engine/kv_settings.h"
 
 namespace cairn {
 
@@ -19,6 +21,7 @@ struct DeviceBenchFlags {
   std::vector<int32_t> batches = {16, 64, 128};
   int32_t prefill_tokens = 8192;  // one long prompt
   int32_t long_context = 32768;   // decode at batch 1 over this much KV (first shape only)
+  int32_t kv_group_size = KvSettings{}.group_size;  // the long decode's 8-bit and 4-bit KV
   std::string work_dir = "/tmp/cairn-bench";
 };
 

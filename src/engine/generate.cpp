@@ -47,19 +47,19 @@ void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t 
 }
 
 // On the CPU the paged state (pages taken only as the sequence grows); on a GPU,
-// the device cache in the paged options' full-precision dtype (quantized KV
-// pages are CPU-only for now). `cfg`: the model's config, or one KV shard's.
+// the device cache in the paged options' full-precision dtype, or in their one
+// affine format from position 0 (device_row_format: per-layer and bf16-first
+// schemes are CPU-only for now). `cfg`: the model's config, or one KV shard's.
 std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const KvSettings& kv,
                                   int64_t limit) {
   PagedKvOptions o = paged_kv_options(cfg, kv, int64_t{1} << 50);  // checks the settings
   if (device.kind == DeviceKind::kCpu) return std::make_unique<PagedKvState>(cfg, o);
-  if (kv.bits != 0 || !kv.kv_config_path.empty())
-    fail(ErrorCode::kUnsupported, "quantized KV (--kv-bits, --kv-config) runs on the CPU only");
+  const ops::KvRowQuant quant = device_row_format(o.quant);
   KvStore store = o.full_store.value_or(KvStore::kBF16);
   DType dtype = store == KvStore::kF32   ? DType::kF32
                 : store == KvStore::kF16 ? DType::kF16
                                          : DType::kBF16;
-  return std::make_unique<DeviceKvCache>(cfg, device, dtype, 1, limit);
+  return std::make_unique<DeviceKvCache>(cfg, device, dtype, 1, limit, quant);
 }
 
 // One cache, or one per KV shard of a tensor-parallel model (each with its rank's heads).
