@@ -26,51 +26,68 @@ constexpr bool kQuantRows<Q8Rows> = true;
 template <>
 constexpr bool kQuantRows<Q4Rows> = true;
 
-// Elements [c, c + 8) of the encoded head row at `row` (c a multiple of 8, inside one group).
-// Rows are only 4-byte aligned (row_bytes = codes + 4 bytes per group), so codes are read in
-// 4-byte words.
+// The raw bytes of elements [c, c + 8) of one encoded head row: 8 codes in two 4-byte words
+// (4-bit codes: the first word only, low nibble first) and their group's f16 scale and bias.
+// Rows are only 4-byte aligned (row_bytes = codes + 4 bytes per group): words, not wider loads.
+struct RawChunk {
+  uint32_t w0 = 0, w1 = 0;
+  uint16_t scale = 0, bias = 0;
+};
+
 template <int Bits>
-__device__ __forceinline__ void decode8(const uint8_t* row, int c, const Params& p, float (&y)[8]) {
+__device__ __forceinline__ RawChunk load_chunk(const uint8_t* row, int c, const Params& p) {
   const int n_groups = p.head_dim / p.group_size, g = c / p.group_size;
   const auto* sb = reinterpret_cast<const uint16_t*>(row + p.head_dim * Bits / 8);
-  const float s = f16_bits_to_f32(sb[g]), b = f16_bits_to_f32(sb[n_groups + g]);
-  uint32_t code[8];
-  if constexpr (Bits == 8) {
-    const auto* w = reinterpret_cast<const uint32_t*>(row + c);
-    const uint32_t lo = w[0], hi = w[1];
+  RawChunk r;
+  const auto* w = reinterpret_cast<const uint32_t*>(row + c * Bits / 8);
+  r.w0 = __ldg(w);
+  if constexpr (Bits == 8) r.w1 = __ldg(w + 1);
+  r.scale = __ldg(sb + g), r.bias = __ldg(sb + n_groups + g);
+  return r;
+}
+
+// code · scale + bias for the chunk's 8 elements, an f32 multiply then an f32 add.
+template <int Bits>
+__device__ __forceinline__ void decode_chunk(const RawChunk& r, float* dst) {
+  const float s = f16_bits_to_f32(r.scale), b = f16_bits_to_f32(r.bias);
+  float y[8];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) code[e] = (lo >> (8 * e)) & 0xffu, code[4 + e] = (hi >> (8 * e)) & 0xffu;
-  } else {
-    const uint32_t u = *reinterpret_cast<const uint32_t*>(row + c / 2);
-#pragma unroll
-    for (int e = 0; e < 8; ++e) code[e] = (u >> (4 * e)) & 0xfu;  // low nibble first
+  for (int e = 0; e < 8; ++e) {
+    const uint32_t code = Bits == 8 ? ((e < 4 ? r.w0 : r.w1) >> (8 * (e % 4))) & 0xffu
+                                    : (r.w0 >> (4 * e)) & 0xfu;
+    y[e] = __fadd_rn(__fmul_rn(static_cast<float>(code), s), b);
   }
-#pragma unroll
-  for (int e = 0; e < 8; ++e) y[e] = __fadd_rn(__fmul_rn(static_cast<float>(code[e]), s), b);
+  *reinterpret_cast<float4*>(dst) = make_float4(y[0], y[1], y[2], y[3]);
+  *reinterpret_cast<float4*>(dst + 4) = make_float4(y[4], y[5], y[6], y[7]);
 }
 
 // Stages keys [key0, key0 + 32) of KV head kvh as f32 rows of k_s and v_s; keys past n_kv
-// become zeros. A thread decodes 8 elements of one key's K row and V row at a time.
+// become zeros. Every load of the thread's chunks (8 elements of one key's K and V rows each)
+// is issued before any is decoded, so they are in flight together.
 template <typename T>
 __device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh,
                                      int key0) {
-  const int chunks = p.head_dim / 8;
+  constexpr int kMaxItems = kKeyBlock * (kMaxHeadDim / 8) / kThreads;
+  const int chunks = p.head_dim / 8, total = kKeyBlock * chunks;
   const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * p.row_bytes;
   const auto* k = static_cast<const uint8_t*>(p.k) + static_cast<int64_t>(kvh) * p.row_bytes;
   const auto* v = static_cast<const uint8_t*>(p.v) + static_cast<int64_t>(kvh) * p.row_bytes;
-  for (int idx = threadIdx.x; idx < kKeyBlock * chunks; idx += kThreads) {
-    const int j = idx / chunks, c = (idx - j * chunks) * 8, key = key0 + j;
-    float ky[8] = {}, vy[8] = {};
-    if (key < p.n_kv) {
-      decode8<T::kBits>(k + key * token_bytes, c, p, ky);
-      decode8<T::kBits>(v + key * token_bytes, c, p, vy);
-    }
-    float* kd = k_s + j * p.stride + c;
-    float* vd = v_s + j * p.stride + c;
-    *reinterpret_cast<float4*>(kd) = make_float4(ky[0], ky[1], ky[2], ky[3]);
-    *reinterpret_cast<float4*>(kd + 4) = make_float4(ky[4], ky[5], ky[6], ky[7]);
-    *reinterpret_cast<float4*>(vd) = make_float4(vy[0], vy[1], vy[2], vy[3]);
-    *reinterpret_cast<float4*>(vd + 4) = make_float4(vy[4], vy[5], vy[6], vy[7]);
+  RawChunk rk[kMaxItems], rv[kMaxItems];
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    const int idx = threadIdx.x + i * kThreads, j = idx / chunks, key = key0 + j;
+    if (idx >= total || key >= p.n_kv) continue;  // zero chunks: the defaults decode to 0
+    const int c = (idx - j * chunks) * 8;
+    rk[i] = load_chunk<T::kBits>(k + key * token_bytes, c, p);
+    rv[i] = load_chunk<T::kBits>(v + key * token_bytes, c, p);
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    const int idx = threadIdx.x + i * kThreads, j = idx / chunks;
+    if (idx >= total) break;
+    const int c = (idx - j * chunks) * 8;
+    decode_chunk<T::kBits>(rk[i], k_s + j * p.stride + c);
+    decode_chunk<T::kBits>(rv[i], v_s + j * p.stride + c);
   }
 }
 
