@@ -77,7 +77,8 @@ class PrefixCache {
   void set_evict_observer(EvictObserver observer) { observer_ = std::move(observer); }
   // Evicts every entry no sequence uses, through the observer (at shutdown).
   void evict_all();
-  // Inserts a page restored from a slower tier under ns: copies r's bytes into
+  // Inserts a page restored from a slower tier under ns: copies r's bytes (a
+  // logical page of every KV shard, PagedKvState::logical_page_bytes) into
   // new pool pages (evicting unreferenced entries for room). False, changing
   // nothing, when its parent is not cached, it is cached already, its groups or
   // page sizes do not match this state's layout, or the pool cannot hold it.
@@ -121,6 +122,7 @@ class PrefixCache {
   bool evict_lru(const std::function<bool()>& done, const PageKey& keep);
 
   PageRecord record_of(const PageKey& key, const Entry& e) const;
+  void gather_shards(PageRecord& r, const Entry& e) const;
   bool restored_fits(const PageRecord& r, std::vector<int32_t>& arenas) const;
 
   PagedKvState& kv_;
