@@ -149,6 +149,8 @@ void run_load_bench(const BenchFlags& f) {
   fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
   std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
   place_model(model, "cpu", f.engine.tensor_parallel);
+  if (f.engine.tensor_parallel > 1)
+    fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
   const std::string& dir = model->config().path;
   print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
                    bandwidth);
