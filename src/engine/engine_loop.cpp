@@ -97,8 +97,9 @@ CacheFlush Engine::Loop::close(std::chrono::milliseconds timeout) {
 
 std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
   const ModelConfig& cfg = model_.config();
-  const int64_t prompt_bytes = budget_.fresh_bytes(static_cast<int64_t>(r.prompt_ids.size()));
-  check_request(cfg, r, tokenizer_ != nullptr, prompt_bytes, kv_.pool().budget_bytes());
+  const int64_t n = kv_.n_shards();  // bytes over every shard, as --kv-budget counts them
+  const int64_t prompt_bytes = budget_.fresh_bytes(static_cast<int64_t>(r.prompt_ids.size())) * n;
+  check_request(cfg, r, tokenizer_ != nullptr, prompt_bytes, kv_.pool().budget_bytes() * n);
   auto a = std::make_unique<ActiveRequest>();
   a->seq.n_prompt = static_cast<int64_t>(r.prompt_ids.size());
   a->seq.tokens = r.prompt_ids;
