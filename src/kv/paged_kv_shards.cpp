@@ -58,9 +58,9 @@ void PagedKvState::write_page(int32_t arena, int32_t page, std::span<const uint8
     std::memcpy(others_[r]->pool_.data(arena, page), bytes.data() + (r + 1) * n, n);
 }
 
-// Sequences are compared by what the engine keeps once a failed step's
-// sequences are freed: pages held by the prefix cache and by restores, alike
-// in every shard. Only which ids were handed out meanwhile may differ.
+// Called once a failed step's sequences are freed: what is still held (the
+// prefix cache's pages, restores' spare pages) is alike in every shard; only
+// the ids each shard handed out meanwhile, and its free-list order, differ.
 void PagedKvState::resync_shards() {
   for (auto& o : others_) {
     for (const GroupInfo& gi : groups_)

@@ -71,7 +71,8 @@ class PrefixCache {
   void clear();
 
   // Called with each entry the cache evicts, while its pages are still live
-  // (the record's spans point into them): the SSD tier's spill hook. ns is the
+  // (the record's spans point into them; for a sharded state, into a copy of
+  // every shard's bytes the record owns): the SSD tier's spill hook. ns is the
   // entry's namespace.
   using EvictObserver = std::function<void(const PageKey& ns, const PageRecord& r)>;
   void set_evict_observer(EvictObserver observer) { observer_ = std::move(observer); }
