@@ -135,6 +135,7 @@ std::string engine_bench_model(const BenchFlags& f) {
 
 void run_ssd_restore(const BenchFlags& f) {
   std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});
+  place_model(model, "cpu", f.engine.tensor_parallel);
   RestoreBenchFlags r = f.restore;
   if (f.prompt_tokens_given) r.prompt_tokens = f.prompt_tokens;
   if (r.dir.empty()) r.dir = f.work_dir + "/ssd-restore";
@@ -147,6 +148,9 @@ void run_load_bench(const BenchFlags& f) {
   const double bandwidth = ops::cpu::measure_memory_bandwidth_gbs();
   fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
   std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
+  place_model(model, "cpu", f.engine.tensor_parallel);
+  if (f.engine.tensor_parallel > 1)
+    fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
   const std::string& dir = model->config().path;
   print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
                    bandwidth);

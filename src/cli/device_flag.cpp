@@ -2,6 +2,7 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#include "model/tp/tensor_parallel_model.h"
 
 namespace cairn {
 
@@ -22,6 +23,24 @@ Device resolve_device(const std::string& flag) {
   } catch (const Error&) {
     return Device::cpu();
   }
+}
+
+void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks) {
+  cmd.add_option("--tensor-parallel", n_ranks,
+                 "split heads, KV heads, MLP rows and vocabulary over N ranks (CPU threads)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks) {
+  if (n_ranks == 1) {
+    model->to_device(resolve_device(device));
+    return;
+  }
+  if (device == "cuda")
+    fail(ErrorCode::kUnsupported,
+         "--tensor-parallel runs its ranks on CPU threads; use --device cpu");
+  model = tp::make_tensor_parallel(std::move(model), n_ranks);
 }
 
 }  // namespace cairn

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 #include "core/storage.h"
+#include "model/model.h"
 
 namespace cairn {
 
@@ -14,5 +16,14 @@ void add_device_flag(CLI::App& cmd, std::string& device);
 // The device `flag` names. Error(kUnsupported) for cuda without a GPU or a
 // CUDA build; Error(kInvalidArgument) for another word.
 Device resolve_device(const std::string& flag);
+
+// `--tensor-parallel N` (docs/tensor-parallel.md).
+void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks);
+
+// Places a loaded model: split over n_ranks tensor-parallel ranks (CPU
+// threads; `device` auto then means the CPU), else moved to `device`.
+// Error(kInvalidArgument) from the shard plan for a size the model's heads or
+// MLP do not divide; Error(kUnsupported) for cuda with n_ranks > 1.
+void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks);
 
 }  // namespace cairn

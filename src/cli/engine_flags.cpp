@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "cli/device_flag.h"
 #include "core/error.h"
 #include "io/fingerprint.h"
 
@@ -93,6 +94,7 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   add_kv_flags(cmd, f.kv);
+  add_tensor_parallel_flag(cmd, f.tensor_parallel);
 }
 
 KvSettings kv_settings(const KvFlags& f, const std::string& model_path) {

@@ -21,13 +21,14 @@ struct EngineFlags {
   std::string ssd_cache_max_bytes = "16GiB";
   std::string spill_queue_bytes = "256MiB";
   KvFlags kv;
+  int tensor_parallel = 1;  // ranks the model is split over (CPU threads)
 };
 
 // --kv-bits, --kv-group-size, --kv-quant-start, --kv-dtype, --kv-config.
 void add_kv_flags(CLI::App& cmd, KvFlags& f);
 // --max-batch-tokens (--max-num-batched-tokens), --max-seqs (--max-num-seqs),
 // --max-queue, --kv-budget, --prefix-cache-bytes, --ssd-cache, --ssd-cache-max-bytes,
-// --spill-queue-bytes, --generation-checkpoint, and the KV flags.
+// --spill-queue-bytes, --generation-checkpoint, --tensor-parallel and the KV flags.
 void add_engine_flags(CLI::App& cmd, EngineFlags& f);
 
 // The KV settings for a loaded model (kv_config.json resolved beside it).

@@ -16,7 +16,6 @@
 #include "core/error.h"
 #include "engine/generate.h"
 #include "model/config.h"
-#include "model/tp/tensor_parallel_model.h"
 #include "server/prompt_ids.h"
 
 namespace cairn {
@@ -35,19 +34,6 @@ struct GenerateFlags {
   int tensor_parallel = 1;
 };
 
-// Places the model: split over --tensor-parallel ranks (CPU threads; `auto`
-// then means the CPU), else moved to --device.
-void place_model(LoadedModel& m, const GenerateFlags& f) {
-  if (f.tensor_parallel == 1) {
-    m.model->to_device(resolve_device(f.device));
-    return;
-  }
-  if (f.device == "cuda")
-    fail(ErrorCode::kUnsupported,
-         "--tensor-parallel runs its ranks on CPU threads; use --device cpu");
-  m.model = tp::make_tensor_parallel(std::move(m.model), f.tensor_parallel);
-}
-
 void print_stats(const GenerateRequest& req, const GenerateResult& res) {
   double n_prompt = static_cast<double>(req.prompt_ids.size());
   double n_gen = static_cast<double>(res.ids.size());
@@ -61,7 +47,7 @@ void print_stats(const GenerateRequest& req, const GenerateResult& res) {
 void run_generate(GenerateFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
-  place_model(m, f);
+  place_model(m.model, f.device, f.tensor_parallel);
   GenerateRequest req;
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
@@ -102,10 +88,7 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_kv_flags(*cmd, f->kv);
   add_device_flag(*cmd, f->device);
-  cmd->add_option("--tensor-parallel", f->tensor_parallel,
-                  "split heads, KV heads, MLP rows and vocabulary over N ranks (CPU threads)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_tensor_parallel_flag(*cmd, f->tensor_parallel);
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });
 }

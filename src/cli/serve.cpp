@@ -1,6 +1,6 @@
 // cairn serve [--model PATH] [--host 127.0.0.1] [--port 8080] [--api-key KEY]
 //             [--served-model-name NAME] [--max-connections N] [--max-body-bytes N]
-//             [--shutdown-timeout S] [engine and KV flags]
+//             [--shutdown-timeout S] [--tensor-parallel N] [engine and KV flags]
 // Binds first (503 while the model loads), prints the URL, serves until SIGINT
 // or SIGTERM, then drains: new requests get 503, those in flight have
 // --shutdown-timeout seconds to finish, the rest are cancelled, and the SSD
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "cli/device_flag.h"
 #include "cli/engine_flags.h"
 #include "cli/loaded_model.h"
 #include "cli/serve_setup.h"
@@ -97,6 +98,7 @@ void run_serve(ServeFlags& f) {
   fmt::print("cairn serve: listening on http://{}:{}\n", f.http.host, port);
   std::fflush(stdout);
   LoadedModel m = load_for_cli(f.model);
+  place_model(m.model, "cpu", f.engine.tensor_parallel);  // the engine runs on the host
   EngineOptions options = engine_options(f.engine, m.path);
   Engine engine(*m.model, m.tokenizer.get(), options);
   ChatPrompter prompter(*m.tokenizer);

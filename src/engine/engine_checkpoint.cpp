@@ -109,16 +109,21 @@ PageRecord page_record(const PagedKvState& kv, int32_t slot, std::span<const int
   r.tokens.assign(slice.begin(), slice.end());
   r.quantized = kv.is_quantized(slot);
   r.min_reusable = kv.min_reusable_tokens(slot);
+  std::vector<std::vector<uint8_t>> logical(kv.groups().size());  // a sharded state's pages
   for (size_t g = 0; g < kv.groups().size(); ++g) {
     const auto at = static_cast<size_t>(page);
     const int32_t id = at < ids[g].size() ? ids[g][at] : -1;
     const int32_t arena = kv.arena_of(slot, static_cast<int>(g));
     if (id < 0 && kv.groups()[g].window == 0) return {};
-    r.groups.push_back(
-        {kv.groups()[g].window,
-         id < 0 ? std::span<const uint8_t>{}
-                : std::span<const uint8_t>(kv.pool().data(arena, id),
-                                           static_cast<size_t>(kv.pool().page_bytes(arena)))});
+    std::span<const uint8_t> bytes;
+    if (id >= 0 && kv.n_shards() > 1) {
+      logical[g].resize(static_cast<size_t>(kv.logical_page_bytes(arena)));
+      kv.read_page(arena, id, logical[g]);
+      bytes = logical[g];
+    } else if (id >= 0) {
+      bytes = {kv.pool().data(arena, id), static_cast<size_t>(kv.pool().page_bytes(arena))};
+    }
+    r.groups.push_back({kv.groups()[g].window, bytes});
   }
   r.own(&copies);
   return r;

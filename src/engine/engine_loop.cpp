@@ -8,6 +8,7 @@
 #include "engine/engine_loop.h"
 #include "engine/request_check.h"
 #include "model/config.h"
+#include "model/tp/sharded_kv.h"
 
 namespace cairn {
 namespace {
@@ -21,8 +22,24 @@ SchedulerOptions scheduler_options(const EngineOptions& o) {
   return s;
 }
 
+int64_t n_kv_shards(const Model& m) {
+  return static_cast<int64_t>(m.kv_shard_configs().size());
+}
+
+// The KV scheme's name, with the shard count of a tensor-parallel model: its
+// pages hold every shard's heads, so prefix namespaces (RAM and SSD) and
+// checkpoint keys at N ranks never meet those at another N.
 std::string scheme_of(const Model& m, const EngineOptions& o) {
-  return kv_scheme_name(paged_kv_options(m.config(), o.kv, o.kv_budget_bytes));
+  const std::string name = kv_scheme_name(paged_kv_options(m.config(), o.kv, o.kv_budget_bytes));
+  const int64_t n = n_kv_shards(m);
+  return n > 1 ? fmt::format("{}|tp{}", name, n) : name;
+}
+
+// Each shard's pool gets an equal part of --kv-budget (and the prefix cache,
+// which counts one shard's bytes, of its cap).
+PagedKvState make_kv(const Model& m, const EngineOptions& o) {
+  return PagedKvState(m.kv_shard_configs(),
+                      paged_kv_options(m.config(), o.kv, o.kv_budget_bytes / n_kv_shards(m)));
 }
 
 uint64_t engine_chosen_seed() {
@@ -36,9 +53,10 @@ Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOp
     : model_(model),
       tokenizer_(tokenizer),
       options_(o),
-      kv_(model.config(), paged_kv_options(model.config(), o.kv, o.kv_budget_bytes)),
-      cache_(o.prefix_cache_bytes > 0 ? std::make_unique<PrefixCache>(kv_, o.prefix_cache_bytes)
-                                      : nullptr),
+      kv_(make_kv(model, o)),
+      cache_(o.prefix_cache_bytes > 0
+                 ? std::make_unique<PrefixCache>(kv_, o.prefix_cache_bytes / kv_.n_shards())
+                 : nullptr),
       ns_full_(namespace_key(o.model_fingerprint, scheme_of(model, o) + "|full")),
       ns_quant_(kv_.quant_scheme().enabled()
                     ? namespace_key(o.model_fingerprint, scheme_of(model, o) + "|quant")
@@ -46,7 +64,12 @@ Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOp
       budget_(kv_, cache_.get(), ns_full_, ns_quant_),
       sched_(scheduler_options(o)) {
   row_.resize(static_cast<size_t>(model.config().vocab_size));
-  stats_.kv_bytes_budget = kv_.pool().budget_bytes();
+  if (kv_.n_shards() > 1) {
+    std::vector<KvView*> shards;
+    for (int r = 0; r < kv_.n_shards(); ++r) shards.push_back(&kv_.shard(r));
+    sharded_ = std::make_unique<tp::ShardedKvView>(std::move(shards));
+  }
+  stats_.kv_bytes_budget = kv_.pool().budget_bytes() * kv_.n_shards();
   scheme_ = scheme_of(model, o);
   open_tiers(scheme_);
   open_checkpoints();
@@ -74,8 +97,9 @@ CacheFlush Engine::Loop::close(std::chrono::milliseconds timeout) {
 
 std::shared_ptr<RequestStream> Engine::Loop::submit(Request r) {
   const ModelConfig& cfg = model_.config();
-  const int64_t prompt_bytes = budget_.fresh_bytes(static_cast<int64_t>(r.prompt_ids.size()));
-  check_request(cfg, r, tokenizer_ != nullptr, prompt_bytes, kv_.pool().budget_bytes());
+  const int64_t n = kv_.n_shards();  // bytes over every shard, as --kv-budget counts them
+  const int64_t prompt_bytes = budget_.fresh_bytes(static_cast<int64_t>(r.prompt_ids.size())) * n;
+  check_request(cfg, r, tokenizer_ != nullptr, prompt_bytes, kv_.pool().budget_bytes() * n);
   auto a = std::make_unique<ActiveRequest>();
   a->seq.n_prompt = static_cast<int64_t>(r.prompt_ids.size());
   a->seq.tokens = r.prompt_ids;

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/seq_output.h"
 #include "kv/paged_kv.h"
+#include "model/tp/sharded_kv.h"
 #include "prefix/checkpoint_store.h"
 #include "prefix/prefix_cache.h"
 #include "prefix/spill_queue.h"
@@ -74,6 +75,7 @@ class Engine::Loop {
   void fail_running(const std::string& error);
   void reap();  // erases finished requests from active_
   void update_stats();
+  KvView& kv_view() { return sharded_ ? static_cast<KvView&>(*sharded_) : kv_; }
   // SSD tier (engine_tiers.cpp).
   struct Tier {
     std::unique_ptr<SsdTier> ssd;
@@ -130,7 +132,8 @@ class Engine::Loop {
   Model& model_;
   const tok::Tokenizer* tokenizer_;
   EngineOptions options_;
-  PagedKvState kv_;
+  PagedKvState kv_;  // one shard per tensor-parallel rank (sizes are one shard's)
+  std::unique_ptr<tp::ShardedKvView> sharded_;  // kv_'s shards, when more than one
   std::unique_ptr<PrefixCache> cache_;
   PageKey ns_full_, ns_quant_;
   PagedKvBudget budget_;

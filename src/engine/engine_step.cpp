@@ -15,7 +15,7 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   const int64_t vocab = model_.config().vocab_size;
   const auto n_rows = static_cast<int64_t>(batch.logit_rows().size());
   Tensor logits = Tensor::empty({n_rows, vocab}, DType::kF32);  // [rows that sample, vocab]
-  model_.forward(batch, kv_, logits);
+  model_.forward(batch, kv_view(), logits);
   // Publish first: a sequence that finishes at this step's token still leaves
   // its full pages (its prompt's, at least) to the prefix cache.
   for (const ChunkPlan& c : plan.chunks) publish(active(c.seq));
@@ -107,6 +107,16 @@ void Engine::Loop::fail_running(const std::string& error) {
   for (auto& [id, a] : active_) all.push_back(a.get());
   for (ActiveRequest* a : all)
     if (a->seq.state == SeqState::kRunning) finish(*a, FinishReason::kError, error);
+  if (kv_.n_shards() == 1) return;
+  // The ranks may have stopped at different layers of the failed step: put
+  // the shards back in step. Should their cached pages differ too, the prefix
+  // cache is dropped (its pages can no longer be trusted alike in every shard).
+  try {
+    kv_.resync_shards();
+  } catch (const Error&) {
+    if (cache_) cache_->clear();
+    kv_.resync_shards();
+  }
 }
 
 void Engine::Loop::reap() {
@@ -123,10 +133,11 @@ void Engine::Loop::update_stats() {
   n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size() + restoring_.size());
   stats_.n_waiting = n_waiting_;
   stats_.n_running = static_cast<int64_t>(sched_.running().size());
+  // Pages are logical (one id in every shard); bytes are summed over shards.
   stats_.kv_pages_used = kv_.pool().n_used_pages();
-  stats_.kv_bytes_used = kv_.pool().used_bytes();
-  stats_.kv_bytes_budget = kv_.pool().budget_bytes();
-  stats_.prefix_cache_bytes = ps.bytes;
+  stats_.kv_bytes_used = kv_.pool().used_bytes() * kv_.n_shards();
+  stats_.kv_bytes_budget = kv_.pool().budget_bytes() * kv_.n_shards();
+  stats_.prefix_cache_bytes = ps.bytes * kv_.n_shards();
   stats_.prefix_cache_pages = ps.n_entries;
 }
 

@@ -84,4 +84,30 @@ const uint8_t* PagePool::data(int32_t arena, int32_t page) const {
   return a.mem[static_cast<size_t>(page)].get();
 }
 
+void PagePool::follow(const PagePool& lead) {
+  CAIRN_CHECK(lead.arenas_.size() == arenas_.size(), "follow: {} arenas, lead has {}",
+              arenas_.size(), lead.arenas_.size());
+  used_bytes_ = 0;
+  for (size_t i = 0; i < arenas_.size(); ++i) {
+    Arena& a = arenas_[i];
+    const PageMeta& m = lead.arenas_[i].meta;
+    CAIRN_CHECK(a.page_bytes == lead.arenas_[i].page_bytes, "follow: arena {} differs", i);
+    a.meta = m;
+    a.mem.resize(static_cast<size_t>(m.n_pages()));
+    for (int32_t id = 0; id < m.n_pages(); ++id) {
+      auto& mem = a.mem[static_cast<size_t>(id)];
+      if (m.ref_count(id) == 0) {
+        mem.reset();
+        continue;
+      }
+      if (!mem) {
+        const auto bytes = static_cast<size_t>(a.page_bytes);
+        mem.reset(static_cast<uint8_t*>(::operator new[](bytes, std::align_val_t(64))));
+        std::memset(mem.get(), 0, bytes);
+      }
+      used_bytes_ += a.page_bytes;
+    }
+  }
+}
+
 }  // namespace cairn

@@ -44,6 +44,13 @@ class PagePool {
   uint8_t* data(int32_t arena, int32_t page);
   const uint8_t* data(int32_t arena, int32_t page) const;
   PageMeta& meta(int32_t arena) { return arena_at(arena).meta; }
+  const PageMeta& meta(int32_t arena) const { return arena_at(arena).meta; }
+
+  // Makes this pool's ids, reference counts and free lists those of `lead`, a
+  // pool with the same arenas (a lockstep KV shard's, after a step that failed
+  // part way): free pages give their memory back, pages live in lead only are
+  // allocated zeroed. Page bytes of pages live in both are kept.
+  void follow(const PagePool& lead);
 
  private:
   struct AlignedDelete {

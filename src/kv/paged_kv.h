@@ -3,9 +3,18 @@
 // come from one PagePool under a byte budget. A sequence's pages are in the
 // model's full-precision format until it holds quant_start positions
 // (bf16-first), then convert once to its quantization scheme. See docs/kv.md.
+//
+// Sharded with a tensor-parallel model's KV heads (docs/tensor-parallel.md):
+// one state per rank, each in its own pool, kept in lockstep. This object is
+// shard 0 and owns the others; every operation outside the forward (free,
+// fork, trim, adopt, conversion, page references and allocations) is applied
+// to every shard in rank order, and the forward gives each shard the same
+// batch, so a page id names the same logical page in every shard's pool and
+// the page tables, token counts and byte figures of shard 0 stand for all.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -55,6 +64,11 @@ class PagedKvState final : public KvView {
   // Error(kInvalidArgument) for page_tokens ≤ 0, rollback_tokens < 0 or a
   // scheme whose size is not n_layers.
   PagedKvState(const ModelConfig& config, const PagedKvOptions& options);
+  // One shard per config (Model::kv_shard_configs(), rank order), each with a
+  // pool of options.budget_bytes. Error(kInvalidArgument) for no shard, or for
+  // shards whose layers, KV heads or head_dim differ (their pages must match).
+  PagedKvState(const std::vector<ModelConfig>& shards, const PagedKvOptions& options);
+  ~PagedKvState() override;
 
   // Writes the span's rows into the slot's pages (allocating; copying a shared
   // page first), then attends. After the model's last layer, a sliding group
@@ -96,12 +110,25 @@ class PagedKvState final : public KvView {
   // Converts slot to its quantized formats now (what crossing quant_start does).
   void quantize_now(int32_t slot);
 
+  // Shard 0's pages.
   SequenceExport export_sequence(int32_t slot) const;
   // Fills empty slot from an export. Error(kInvalidArgument) when its page size,
-  // groups or formats differ from this state's, or its pages do not fit.
+  // groups or formats differ from this state's, or its pages do not fit;
+  // Error(kUnsupported) for a sharded state.
   void import_sequence(int32_t slot, const SequenceExport& e);
 
-  // K+V bytes one position of a sequence costs now, over all layers.
+  // Shards (rank order); shard(0) is this object. A tensor-parallel forward
+  // reads them through a tp::ShardedKvView, rank r appending only to shard(r).
+  int n_shards() const { return 1 + static_cast<int>(others_.size()); }
+  KvView& shard(int rank);
+  // A logical page: its bytes in every shard, shard 0 first
+  // [n_shards][pool().page_bytes(arena)] (what the prefix tiers store).
+  int64_t logical_page_bytes(int32_t arena) const { return pool_.page_bytes(arena) * n_shards(); }
+  void read_page(int32_t arena, int32_t page, std::span<uint8_t> out) const;
+  void write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes);
+
+  // K+V bytes one position of a sequence costs now, over all layers (one
+  // shard's, as every other size here).
   int64_t bytes_per_token(bool quantized) const;
   const PagePool& pool() const { return pool_; }
   const KvQuantScheme& quant_scheme() const { return quant_; }
@@ -112,14 +139,19 @@ class PagedKvState final : public KvView {
   int32_t arena_of(int32_t slot, int g) const;
   // References held outside sequences (the prefix cache's): a page lives while
   // any sequence or holder references it.
-  void retain_page(int32_t arena, int32_t page) { pool_.retain(arena, page); }
-  void release_page(int32_t arena, int32_t page) { pool_.release(arena, page); }
+  void retain_page(int32_t arena, int32_t page);
+  void release_page(int32_t arena, int32_t page);
   // Pages filled from outside (restored from a slower tier): the arena of group
   // g's pages in the full or quantized format; a new page (ref 1) there, or -1
   // when it does not fit the budget; its bytes [page_bytes(arena)].
   int32_t group_arena(int g, bool quantized) const;
   int32_t allocate_page(int32_t arena);
-  uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }
+  uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }  // shard 0's
+  // After a forward that failed part way (a rank may have allocated what
+  // another did not) and the freeing of its sequences: makes every shard's
+  // page ids and free lists those of shard 0 again. Error(kInternal) when the
+  // shards' live pages differ (a page a sequence still holds).
+  void resync_shards();
 
  private:
   struct GroupInfo {
@@ -166,6 +198,7 @@ class PagedKvState final : public KvView {
   std::vector<GroupInfo> groups_;
   std::vector<int> group_of_, index_in_group_;  // [n_layers]
   std::vector<Sequence> seqs_;
+  std::vector<std::unique_ptr<PagedKvState>> others_;  // shards 1..N-1, rank order
 };
 
 }  // namespace cairn

@@ -39,6 +39,7 @@ void PagedKvState::release_from(Sequence& s, int g, size_t first_page) {
 }
 
 void PagedKvState::free_sequence(int32_t slot) {
+  for (auto& o : others_) o->free_sequence(slot);
   if (slot < 0 || static_cast<size_t>(slot) >= seqs_.size()) return;
   Sequence& s = seqs_[static_cast<size_t>(slot)];
   if (!s.used) return;
@@ -63,6 +64,7 @@ void PagedKvState::trim(int32_t slot, int64_t n_keep) {
                  static_cast<size_t>((n_keep + page_tokens_ - 1) / page_tokens_));
   s.n_tokens = n_keep;
   std::fill(s.n_layer.begin(), s.n_layer.end(), n_keep);
+  for (auto& o : others_) o->trim(slot, n_keep);
 }
 
 void PagedKvState::fork(int32_t src, int32_t dst, int64_t n) {
@@ -87,12 +89,13 @@ void PagedKvState::fork(int32_t src, int32_t dst, int64_t n) {
       d.groups[g].pages.push_back(id);
     }
   }
+  for (auto& o : others_) o->fork(src, dst, n);
 }
 
 void PagedKvState::quantize_now(int32_t slot) {
   Sequence& s = seq_for(slot);
-  if (!quant_.enabled() || s.quantized) return;
-  convert(s);
+  if (quant_.enabled() && !s.quantized) convert(s);
+  for (auto& o : others_) o->quantize_now(slot);
 }
 
 // Re-encodes every row of page `from` (full layout) into page `to` (quantized layout).
@@ -183,6 +186,8 @@ void check_import(const SequenceExport& e, size_t g, const std::vector<LayerForm
 }  // namespace
 
 void PagedKvState::import_sequence(int32_t slot, const SequenceExport& e) {
+  if (!others_.empty())
+    fail(ErrorCode::kUnsupported, "KV import into a state sharded over {} ranks", n_shards());
   if (seq_at(slot).used && seq_at(slot).n_tokens > 0)
     fail(ErrorCode::kInvalidArgument, "KV import into slot {}: it is not empty", slot);
   if (e.page_tokens != page_tokens_ || e.groups.size() != groups_.size() || e.n_tokens < 0)

@@ -119,6 +119,7 @@ void PagedKvState::adopt(int32_t slot, const std::vector<std::vector<int32_t>>& 
       throw;
     }
   }
+  for (auto& o : others_) o->adopt(slot, pages, n_tokens, quantized, min_reusable);
 }
 
 int32_t PagedKvState::group_arena(int g, bool quantized) const {
@@ -126,8 +127,24 @@ int32_t PagedKvState::group_arena(int g, bool quantized) const {
   return quantized ? gi.quant_arena : gi.full_arena;
 }
 
+// Every shard allocates alike (the same pool history in lockstep), so the ids agree.
 int32_t PagedKvState::allocate_page(int32_t arena) {
-  return pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena) : -1;
+  const int32_t id = pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena) : -1;
+  for (auto& o : others_) {
+    const int32_t other = o->allocate_page(arena);
+    CAIRN_CHECK(other == id, "KV shards out of step: page {} in shard 0, {} in another", id, other);
+  }
+  return id;
+}
+
+void PagedKvState::retain_page(int32_t arena, int32_t page) {
+  pool_.retain(arena, page);
+  for (auto& o : others_) o->retain_page(arena, page);
+}
+
+void PagedKvState::release_page(int32_t arena, int32_t page) {
+  pool_.release(arena, page);
+  for (auto& o : others_) o->release_page(arena, page);
 }
 
 }  // namespace cairn

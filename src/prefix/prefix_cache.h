@@ -71,13 +71,15 @@ class PrefixCache {
   void clear();
 
   // Called with each entry the cache evicts, while its pages are still live
-  // (the record's spans point into them): the SSD tier's spill hook. ns is the
+  // (the record's spans point into them; for a sharded state, into a copy of
+  // every shard's bytes the record owns): the SSD tier's spill hook. ns is the
   // entry's namespace.
   using EvictObserver = std::function<void(const PageKey& ns, const PageRecord& r)>;
   void set_evict_observer(EvictObserver observer) { observer_ = std::move(observer); }
   // Evicts every entry no sequence uses, through the observer (at shutdown).
   void evict_all();
-  // Inserts a page restored from a slower tier under ns: copies r's bytes into
+  // Inserts a page restored from a slower tier under ns: copies r's bytes (a
+  // logical page of every KV shard, PagedKvState::logical_page_bytes) into
   // new pool pages (evicting unreferenced entries for room). False, changing
   // nothing, when its parent is not cached, it is cached already, its groups or
   // page sizes do not match this state's layout, or the pool cannot hold it.
@@ -121,6 +123,7 @@ class PrefixCache {
   bool evict_lru(const std::function<bool()>& done, const PageKey& keep);
 
   PageRecord record_of(const PageKey& key, const Entry& e) const;
+  void gather_shards(PageRecord& r, const Entry& e) const;
   bool restored_fits(const PageRecord& r, std::vector<int32_t>& arenas) const;
 
   PagedKvState& kv_;

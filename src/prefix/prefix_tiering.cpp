@@ -1,6 +1,6 @@
 // The RAM tier's edges to slower tiers: records of evicted entries for the
 // spill queue, and pages restored from the SSD tier copied into pool pages.
-#include <cstring>
+#include <memory>
 
 #include "core/error.h"
 #include "prefix/prefix_cache.h"
@@ -22,7 +22,26 @@ PageRecord PrefixCache::record_of(const PageKey& key, const Entry& e) const {
                   static_cast<size_t>(kv_.pool().page_bytes(e.arenas[g]))};
     r.groups.push_back(rg);
   }
+  if (kv_.n_shards() > 1) gather_shards(r, e);
   return r;
+}
+
+// A sharded state's logical pages are not contiguous: the record gets its own
+// copy of every shard's bytes, shard 0 first.
+void PrefixCache::gather_shards(PageRecord& r, const Entry& e) const {
+  int64_t total = 0;
+  for (size_t g = 0; g < r.groups.size(); ++g)
+    if (e.pages[g] >= 0) total += kv_.logical_page_bytes(e.arenas[g]);
+  auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(total));
+  size_t at = 0;
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    if (e.pages[g] < 0) continue;
+    const auto n = static_cast<size_t>(kv_.logical_page_bytes(e.arenas[g]));
+    kv_.read_page(e.arenas[g], e.pages[g], {buf->data() + at, n});
+    r.groups[g].bytes = {buf->data() + at, n};
+    at += n;
+  }
+  r.owner = std::move(buf);
 }
 
 // Whether r's groups fit this state's layout; fills the arena of each group.
@@ -36,7 +55,7 @@ bool PrefixCache::restored_fits(const PageRecord& r, std::vector<int32_t>& arena
     const RecordGroup& rg = r.groups[g];
     if (rg.window != groups[g].window) return false;
     if (rg.bytes.empty() ? groups[g].window == 0
-                         : static_cast<int64_t>(rg.bytes.size()) != kv_.pool().page_bytes(a))
+                         : static_cast<int64_t>(rg.bytes.size()) != kv_.logical_page_bytes(a))
       return false;
     arenas.push_back(a);
   }
@@ -49,9 +68,11 @@ bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r,
   if (max_bytes_ == 0 || entries_.contains(r.key) || !restored_fits(r, arenas)) return false;
   if (!r.parent.empty() && !entries_.contains(r.parent)) return false;  // no orphans
   if (spare && spare->size() != r.groups.size()) spare = nullptr;
-  int64_t need = 0, fresh = 0;  // bytes of the entry; of them, pages to allocate now
+  // Bytes of the entry, and of them pages to allocate now; in one shard's
+  // bytes, as the pool counts (a record holds every shard's).
+  int64_t need = 0, fresh = 0;
   for (size_t g = 0; g < r.groups.size(); ++g) {
-    const auto bytes = static_cast<int64_t>(r.groups[g].bytes.size());
+    const int64_t bytes = r.groups[g].bytes.empty() ? 0 : kv_.pool().page_bytes(arenas[g]);
     need += bytes;
     if (bytes > 0 && (!spare || (*spare)[g] < 0)) fresh += bytes;
   }
@@ -65,7 +86,7 @@ bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r,
     if (!bytes.empty() && spare && (*spare)[g] >= 0) std::swap(id, (*spare)[g]);
     if (!bytes.empty() && id < 0) id = kv_.allocate_page(arenas[g]);
     CAIRN_CHECK(bytes.empty() || id >= 0, "pool has {} free bytes after eviction", fresh);
-    if (id >= 0) std::memcpy(kv_.page_data(arenas[g], id), bytes.data(), bytes.size());
+    if (id >= 0) kv_.write_page(arenas[g], id, bytes);
     e.pages.push_back(id);  // the cache's reference is the allocation's
   }
   if (!r.parent.empty()) ++entries_.at(r.parent).n_children;

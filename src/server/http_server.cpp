@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <chrono>
+#include <thread>
 
 #include "server/http_server_impl.h"
 
@@ -93,6 +95,11 @@ void HttpServer::drain() {
 
 void HttpServer::stop() {
   if (!impl_) return;
+  // httplib's stop() does nothing until the listen thread runs (a load that
+  // fails at once stops it that early): wait for it, briefly, since a listen
+  // that failed never runs.
+  for (int i = 0; thread_.joinable() && !impl_->http.is_running() && i < 2000; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   impl_->http.stop();
   if (thread_.joinable()) thread_.join();
 }

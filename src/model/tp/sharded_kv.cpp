@@ -5,10 +5,19 @@
 namespace cairn::tp {
 
 ShardedKvView::ShardedKvView(std::vector<std::unique_ptr<KvView>> shards)
-    : shards_(std::move(shards)) {
+    : owned_(std::move(shards)) {
+  for (const auto& s : owned_) shards_.push_back(s.get());
+  check();
+}
+
+ShardedKvView::ShardedKvView(std::vector<KvView*> shards) : shards_(std::move(shards)) {
+  check();
+}
+
+void ShardedKvView::check() const {
   if (shards_.empty()) fail(ErrorCode::kInvalidArgument, "a sharded KV view needs ≥ 1 shard");
-  for (const auto& s : shards_)
-    if (!s) fail(ErrorCode::kInvalidArgument, "a sharded KV view got a null shard");
+  for (const KvView* s : shards_)
+    if (s == nullptr) fail(ErrorCode::kInvalidArgument, "a sharded KV view got a null shard");
 }
 
 void ShardedKvView::append_and_attend(int, const ForwardBatch&, const Tensor&, const Tensor&,

@@ -15,6 +15,8 @@ class ShardedKvView final : public KvView {
  public:
   // Error(kInvalidArgument) for no shards or a null one.
   explicit ShardedKvView(std::vector<std::unique_ptr<KvView>> shards);
+  // Borrows shards the caller keeps alive (the engine's PagedKvState shards).
+  explicit ShardedKvView(std::vector<KvView*> shards);
 
   int n_shards() const { return static_cast<int>(shards_.size()); }
   KvView& shard(int rank) { return *shards_.at(static_cast<size_t>(rank)); }
@@ -24,7 +26,10 @@ class ShardedKvView final : public KvView {
                          const Tensor& v, const ops::AttentionParams& p, Tensor& out) override;
 
  private:
-  std::vector<std::unique_ptr<KvView>> shards_;
+  void check() const;
+
+  std::vector<std::unique_ptr<KvView>> owned_;  // empty when borrowed
+  std::vector<KvView*> shards_;                 // [n_ranks]
 };
 
 }  // namespace cairn::tp

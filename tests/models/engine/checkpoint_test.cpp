@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "engine_test_util.h"
+#include "model/tp/tensor_parallel_model.h"
 
 namespace cairn::test {
 namespace {
@@ -161,6 +162,32 @@ TEST_F(CheckpointEngine, QuantizedKvResumesToo) {
   EXPECT_EQ(st.checkpoints_resumed, 1);
   EXPECT_GE(st.ssd_restored_pages, 3);
   expect_same_run(want, got);
+}
+
+// Two tensor-parallel ranks: the checkpoint's pages hold both KV shards and
+// resume at two ranks; one rank never takes them (another KV scheme).
+TEST_F(CheckpointEngine, TensorParallelResumesAtItsOwnSizeOnly) {
+  model_ = tp::make_tensor_parallel(load_model(kStoriesDir, {}), 2);
+  const Request r = target(0.9f);
+  const Outcome want = uninterrupted(r);
+  const fs::path dir = root_ / "run", crash = root_ / "crash";
+  snapshot_at(r, 17, dir, crash);
+  ASSERT_EQ(files(crash, ".ckpt").size(), 1u);
+  const fs::path copy = root_ / "copy";
+  fs::copy(crash, copy, fs::copy_options::recursive);
+  size_t replayed = 0;
+  EngineStats st;
+  const Outcome got = resume(r, crash, replayed, st);
+  EXPECT_EQ(replayed, 16u);
+  EXPECT_EQ(st.checkpoints_resumed, 1);
+  EXPECT_GE(st.ssd_restored_pages, 2);
+  expect_same_run(want, got);
+  model_ = load_model(kStoriesDir, {});
+  const Outcome one = uninterrupted(r);
+  const Outcome at_one = resume(r, copy, replayed, st);
+  EXPECT_EQ(st.checkpoints_resumed, 0);
+  EXPECT_EQ(replayed, 0u);
+  expect_same_run(one, at_one);
 }
 
 TEST_F(CheckpointEngine, ACancelKeepsTheCheckpointAtTheStepReached) {

@@ -1,0 +1,241 @@
+// The serving engine over a tensor-parallel model (docs/tensor-parallel.md):
+// one engine thread and scheduler, the KV state sharded with the heads. At a
+// fixed N a request's logits are bit-identical alone and batched, whole and
+// chunked, prefix computed and from the RAM or SSD tier; across N greedy
+// tokens equal one rank's. Pages cached at N ranks are never served at another N.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine_test_util.h"
+#include "model/tp/tensor_parallel_model.h"
+#include "prefix/page_file.h"
+
+namespace cairn::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TpCase {
+  std::string name;
+  std::string dir;
+  int n_ranks = 2;
+  int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
+};
+void PrintTo(const TpCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+// Models split over n ranks, loaded once per (folder, n) for the whole binary.
+Model& tp_model(const std::string& dir, int n_ranks) {
+  static std::map<std::pair<std::string, int>, std::unique_ptr<Model>> models;
+  auto& m = models[{dir, n_ranks}];
+  if (!m) m = tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
+  return *m;
+}
+
+class TpDeterminism : public ::testing::TestWithParam<TpCase> {
+ protected:
+  Model& model(int n_ranks = 0) {
+    return tp_model(GetParam().dir, n_ranks > 0 ? n_ranks : GetParam().n_ranks);
+  }
+  EngineOptions options(int64_t max_batch_tokens, int32_t max_seqs, int64_t cache_bytes = 0) {
+    EngineOptions o;
+    o.max_batch_tokens = max_batch_tokens;
+    o.max_seqs = max_seqs;
+    o.prefix_cache_bytes = cache_bytes;
+    o.model_fingerprint = GetParam().dir;
+    o.kv.bits = GetParam().kv_bits;
+    o.kv.quant_start = GetParam().kv_bits > 0 ? 40 : 0;
+    log.attach(o);
+    return o;
+  }
+  int64_t vocab() { return model().config().vocab_size; }
+  Request target(int64_t len = 90, float temperature = 0.9f) {
+    return test_request(test_prompt(len, 7, vocab()), 12, temperature, 42);
+  }
+  Outcome alone(int64_t max_batch_tokens = 2048) {
+    Engine e(model(), nullptr, options(max_batch_tokens, 1));
+    return collect(e.submit(target()), log);
+  }
+
+  LogitsLog log;
+};
+
+TEST_P(TpDeterminism, AloneEqualsBatchedWithOthers) {
+  const Outcome solo = alone();
+  ASSERT_EQ(solo.ids.size(), 12u) << solo.final.error;
+  Engine e(model(), nullptr, options(4096, 33));
+  std::vector<std::shared_ptr<RequestStream>> others;
+  auto add_others = [&](uint32_t from, uint32_t to) {
+    for (uint32_t i = from; i < to; ++i)
+      others.push_back(e.submit(test_request(test_prompt(3 + (i * 37) % 140, 100 + i, vocab()),
+                                             static_cast<int32_t>(4 + i % 17), 0.7f, i)));
+  };
+  add_others(0, 16);
+  std::shared_ptr<RequestStream> t = e.submit(target());
+  add_others(16, 32);
+  const Outcome batched = collect(t, log);
+  for (auto& s : others) EXPECT_EQ(s->collect().finish, FinishReason::kLength);
+  EXPECT_EQ(batched.ids, solo.ids);
+  EXPECT_TRUE(bit_equal_rows(batched.logits, solo.logits));
+}
+
+TEST_P(TpDeterminism, PrefillChunkSizeChangesNothing) {
+  const Outcome whole = alone(2048);
+  for (int64_t chunk : {1, 7, 64}) {
+    const Outcome chunked = alone(chunk);
+    EXPECT_EQ(chunked.ids, whole.ids) << "chunk " << chunk << ": " << chunked.final.error;
+    EXPECT_TRUE(bit_equal_rows(chunked.logits, whole.logits)) << "chunk " << chunk;
+  }
+}
+
+TEST_P(TpDeterminism, PrefixFromTheCacheEqualsComputed) {
+  const Outcome computed = alone();
+  Engine e(model(), nullptr, options(2048, 4, int64_t{64} << 20));
+  std::vector<int32_t> shared = target().prompt_ids;
+  shared.resize(70);
+  shared.push_back(5);
+  const Outcome first = collect(e.submit(test_request(shared, 1, 0.9f, 1)), log);
+  EXPECT_EQ(first.final.usage.cached_tokens, 0);
+  const Outcome hit = collect(e.submit(target()), log);
+  EXPECT_EQ(hit.final.usage.cached_tokens, 64);
+  EXPECT_EQ(hit.ids, computed.ids);
+  EXPECT_TRUE(bit_equal_rows(hit.logits, computed.logits));
+  EXPECT_GE(e.stats().prefix_hits, 1);
+}
+
+// Across N the logits differ in the last bits (split dot products), the
+// greedy tokens not: several greedy requests batched at N against one rank.
+TEST_P(TpDeterminism, GreedyTokensEqualOneRank) {
+  auto run = [&](Model& m) {
+    Engine e(m, nullptr, options(2048, 8));
+    std::vector<std::shared_ptr<RequestStream>> s;
+    for (uint32_t i = 0; i < 6; ++i)
+      s.push_back(e.submit(test_request(test_prompt(5 + 23 * i, 300 + i, vocab()), 16, 0.f, i)));
+    std::vector<std::vector<int32_t>> ids;
+    for (auto& r : s) ids.push_back(collect(r, log).ids);
+    return ids;
+  };
+  const auto one = run(model(1));
+  const auto split = run(model());
+  ASSERT_EQ(one.size(), split.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].size(), 16u);
+    EXPECT_EQ(split[i], one[i]) << "request " << i;
+  }
+}
+
+// The engine reports bytes over all shards: the same budget as one rank, and a
+// cached page costs N shards of n_kv_heads / N heads (more where KV heads are
+// replicated).
+TEST_P(TpDeterminism, StatsCountEveryShardsBytes) {
+  Engine one(model(1), nullptr, options(2048, 2, int64_t{64} << 20));
+  Engine split(model(), nullptr, options(2048, 2, int64_t{64} << 20));
+  EXPECT_EQ(split.stats().kv_bytes_budget, one.stats().kv_bytes_budget);
+  collect(one.submit(target()), log);
+  collect(split.submit(target()), log);
+  const int64_t n = GetParam().n_ranks;
+  const int64_t heads = model().kv_shard_configs()[0].n_kv_heads * n;
+  ASSERT_GT(one.stats().prefix_cache_bytes, 0);
+  EXPECT_EQ(split.stats().prefix_cache_pages, one.stats().prefix_cache_pages);
+  EXPECT_EQ(split.stats().prefix_cache_bytes * model(1).config().n_kv_heads,
+            one.stats().prefix_cache_bytes * heads);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TpDeterminism,
+                         ::testing::Values(TpCase{"stories260K_tp2", kStoriesDir, 2},
+                                           TpCase{"stories260K_tp4", kStoriesDir, 4},
+                                           TpCase{"llama_tp2", fixture_dir("llama"), 2},
+                                           TpCase{"gemma2_tp4", fixture_dir("gemma2"), 4},
+                                           TpCase{"qwen2_tp2", fixture_dir("qwen2"), 2},
+                                           TpCase{"default_q8_tp2", kDefaultModelDir, 2, 8}),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(TpEngine, ASizeThatDoesNotFitNamesTheHeads) {
+  try {
+    tp::make_tensor_parallel(load_model(kStoriesDir, {}), 3);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("8 attention heads, 4 KV heads"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid sizes: 1, 2, 4"), std::string::npos) << e.what();
+  }
+}
+
+// SSD page files carry the shard count in their scheme (and so in their
+// namespace): written at two ranks, they restore at two and are never seen at one.
+class TpSsdTier : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("cairn_tp_ssd_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  EngineOptions options(bool ssd) {
+    EngineOptions o;
+    o.max_seqs = 4;
+    o.model_fingerprint = "llama-fixture";
+    if (ssd) o.ssd_cache_dir = dir_.string();
+    log_.attach(o);
+    return o;
+  }
+  Model& model(int n) { return tp_model(fixture_dir("llama"), n); }
+  Request target() { return test_request(test_prompt(90, 7, 256), 10, 0.9f, 42); }
+  Request sharer() {
+    std::vector<int32_t> p = target().prompt_ids;
+    p.resize(70);
+    p.push_back(5);
+    return test_request(p, 1, 0.9f, 1);
+  }
+  std::vector<fs::path> page_files() {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      if (e.path().extension() == ".kvp") out.push_back(e.path());
+    return out;
+  }
+
+  fs::path dir_;
+  LogitsLog log_;
+};
+
+TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
+  Outcome want2, want1;
+  {
+    Engine e2(model(2), nullptr, options(false));
+    want2 = collect(e2.submit(target()), log_);
+    Engine e1(model(1), nullptr, options(false));
+    want1 = collect(e1.submit(target()), log_);
+  }
+  {
+    Engine first(model(2), nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }  // shutdown: cached pages spill
+  const std::vector<fs::path> files = page_files();
+  ASSERT_GE(files.size(), 2u);
+  std::vector<uint8_t> head(kPageFileAlign);
+  std::ifstream(files[0], std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
+  PageFileHeader h;
+  parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
+  EXPECT_NE(h.scheme.find("|tp2"), std::string::npos) << h.scheme;
+  {
+    Engine one(model(1), nullptr, options(true));
+    EXPECT_EQ(one.stats().ssd_files, 0);
+    const Outcome got = collect(one.submit(target()), log_);
+    EXPECT_EQ(got.final.usage.cached_tokens, 0);
+    EXPECT_EQ(got.ids, want1.ids);
+    EXPECT_TRUE(bit_equal_rows(got.logits, want1.logits));
+  }
+  Engine two(model(2), nullptr, options(true));
+  EXPECT_EQ(two.stats().ssd_files, static_cast<int64_t>(files.size()));
+  const Outcome got = collect(two.submit(target()), log_);
+  EXPECT_EQ(got.final.usage.cached_tokens, 64);
+  EXPECT_EQ(two.stats().ssd_restored_pages, 2);
+  EXPECT_EQ(got.ids, want2.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want2.logits));
+}
+
+}  // namespace
+}  // namespace cairn::test
