@@ -5,6 +5,7 @@
 // accumulators that start at zero. Every shape walks k the same way, so every shape gives
 // every element the same bits (mma_gemm.h).
 #include <algorithm>
+#include <cstdlib>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_gemm.h"
@@ -28,12 +29,10 @@ struct Tile {
 };
 
 // Few rows of x (decode): one m16 step of x, thin w tiles so that many blocks stream w, and
-// deep pipelines so that each block keeps tens of KiB of w in flight. The stage counts are the
-// ones measured on an H200 (docs/performance.md); a build with 24–40 stages for few rows and 16
-// for 64 rows (and x rounded inside the pipeline) measured slower.
-using Narrow32 = Tile<16, 32, 1, 4, 12>;
-using Narrow16 = Tile<16, 16, 1, 2, 12>;
-using Narrow8 = Tile<16, 8, 1, 1, 12>;
+// deep pipelines so that each block keeps tens of KiB of w in flight (stages: narrow_tuning
+// below; measurements in docs/performance.md).
+template <int BN, int Stages>
+using Narrow = Tile<16, BN, 1, BN / 8, Stages>;  // BN 8, 16 or 32: one warp per 8 rows of w
 using Small = Tile<64, 32, 2, 2, 6>;     // batched decode
 using Medium = Tile<128, 32, 4, 1, 4>;   // batches past 64 rows
 using Large = Tile<128, 128, 2, 4, 3>;  // prefill
@@ -178,11 +177,36 @@ void launch(const Problem& p) {
 
 enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
 
+// Tuning of the thin tiles, read once from the environment (every choice gives the same
+// bits): CAIRN_MMA_NARROW_STAGES (6, 12 or 24; default 12) and CAIRN_MMA_NARROW_WIDTH (8, 16
+// or 32 rows of w per block; default: by m, below). docs/cuda.md.
+struct NarrowTuning {
+  int stages = 12, width = 0;
+};
+
+const NarrowTuning& narrow_tuning() {
+  static const NarrowTuning t = [] {
+    NarrowTuning n;
+    if (const char* v = std::getenv("CAIRN_MMA_NARROW_STAGES")) n.stages = std::atoi(v);
+    if (const char* v = std::getenv("CAIRN_MMA_NARROW_WIDTH")) n.width = std::atoi(v);
+    return n;
+  }();
+  return t;
+}
+
 // Thin w tiles while they still give every SM a block; the large tile once it fills the GPU
 // twice over.
 Shape shape_for(int64_t n, int64_t m) {
   const int64_t sms = sm_count();
   if (n <= 16) {
+    switch (narrow_tuning().width) {
+      case 8:
+        return Shape::kNarrow8;
+      case 16:
+        return Shape::kNarrow16;
+      case 32:
+        return Shape::kNarrow32;
+    }
     if (m >= 32 * sms) return Shape::kNarrow32;
     return m >= 16 * sms ? Shape::kNarrow16 : Shape::kNarrow8;
   }
@@ -191,15 +215,27 @@ Shape shape_for(int64_t n, int64_t m) {
   return large_blocks >= 2 * sms ? Shape::kLarge : Shape::kMedium;
 }
 
+template <typename T, int BN>
+void launch_narrow(const Problem& p) {
+  switch (narrow_tuning().stages) {
+    case 6:
+      return launch<Narrow<BN, 6>, T>(p);
+    case 24:
+      return launch<Narrow<BN, 24>, T>(p);
+    default:
+      return launch<Narrow<BN, 12>, T>(p);
+  }
+}
+
 template <typename T>
 void launch_typed(const Problem& p) {
   switch (shape_for(p.n, p.m)) {
     case Shape::kNarrow32:
-      return launch<Narrow32, T>(p);
+      return launch_narrow<T, 32>(p);
     case Shape::kNarrow16:
-      return launch<Narrow16, T>(p);
+      return launch_narrow<T, 16>(p);
     case Shape::kNarrow8:
-      return launch<Narrow8, T>(p);
+      return launch_narrow<T, 8>(p);
     case Shape::kSmall:
       return launch<Small, T>(p);
     case Shape::kMedium:

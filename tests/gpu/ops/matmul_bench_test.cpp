@@ -121,5 +121,34 @@ TEST(DISABLED_MatmulBench, DecodeShapes) {
   cuda::set_batch_invariant(saved);
 }
 
+// The invariant mode at 1 and 16 rows only, for comparing the thin tiles' tuning
+// (CAIRN_MMA_NARROW_STAGES, CAIRN_MMA_NARROW_WIDTH) one process per setting:
+//   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*NarrowRows*'
+TEST(DISABLED_MatmulBench, NarrowRows) {
+  CAIRN_NEED_GPU();
+  const bool saved = cuda::batch_invariant();
+  cuda::set_batch_invariant(true);
+  const double copy_gbs = cuda::measure_copy_bandwidth_gbs();
+  for (const Shape2& s : {Shape2{4096, 4096, "q/o"}, Shape2{1024, 4096, "k/v"},
+                          Shape2{14336, 4096, "gate/up"}, Shape2{4096, 14336, "down"}}) {
+    std::vector<Tensor> ws;
+    const int64_t w_bytes = s.m * s.k * 2;
+    for (int64_t i = 0; i < std::max<int64_t>(2, (256ll << 20) / w_bytes + 1); ++i) {
+      ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
+      device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
+    }
+    for (int64_t n : {int64_t{1}, int64_t{16}}) {
+      Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
+      device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
+      const double ms = matmul_ms(x, ws, y);
+      const double gbs = double(w_bytes) / (ms * 1e-3) / 1e9;
+      std::printf("narrow %-8s n=%-3lld tile %-6s %8.4f ms %6.0f GB/s (%3.0f%% of copy)\n", s.name,
+                  static_cast<long long>(n), cuda::mma_gemm_tile_name(n, s.m), ms, gbs,
+                  100 * gbs / copy_gbs);
+    }
+  }
+  cuda::set_batch_invariant(saved);
+}
+
 }  // namespace
 }  // namespace cairn
