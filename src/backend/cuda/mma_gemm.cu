@@ -16,23 +16,24 @@ namespace {
 
 using namespace mma;
 
-template <int BM, int BN, int WM, int WN, int Stages>
+template <int BM, int BN, int WM, int WN, int Stages, int BK = 64>
 struct Tile {
   static constexpr int kBM = BM, kBN = BN, kWN = WN, kStages = Stages;
+  static constexpr int kTileK = BK, kRowBytes = BK * 2, kChunksPerRow = BK / 8;
   static constexpr int kThreads = WM * WN * 32;
   static constexpr int kMT = BM / WM / 16;  // m16 steps per warp tile
   static constexpr int kNT = BN / WN / 8;   // n8 steps per warp tile
   static constexpr int kStageBytes = (BM + BN) * kRowBytes;
   static constexpr int kSmemBytes = kStageBytes * Stages;
-  static_assert(BM % (WM * 16) == 0 && BN % (WN * 8) == 0);
+  static_assert(BM % (WM * 16) == 0 && BN % (WN * 8) == 0 && BK % 64 == 0);
   static_assert(kNT == 1 || kNT % 2 == 0, "B fragments load in pairs of n8 steps");
 };
 
 // Few rows of x (decode): one m16 step of x, thin w tiles so that many blocks stream w, and
 // deep pipelines so that each block keeps tens of KiB of w in flight (stages: narrow_tuning
 // below; measurements in docs/performance.md).
-template <int BN, int Stages>
-using Narrow = Tile<16, BN, 1, BN / 8, Stages>;  // BN 8, 16 or 32: one warp per 8 rows of w
+template <int BN, int Stages, int BK>
+using Narrow = Tile<16, BN, 1, BN / 8, Stages, BK>;  // BN 8, 16 or 32: one warp per 8 rows of w
 using Small = Tile<64, 32, 2, 2, 6>;     // batched decode
 using Medium = Tile<128, 32, 4, 1, 4>;   // batches past 64 rows
 using Large = Tile<128, 128, 2, 4, 3>;  // prefill
@@ -68,14 +69,15 @@ __device__ inline Origin tile_of(int b, int tiles_r, int tiles_c, int bm, int bn
 template <class C, int Rows, typename T>
 __device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k,
                                  int kt) {
-  constexpr int kChunks = Rows * kChunksPerRow;
+  constexpr int kChunks = Rows * C::kChunksPerRow;
 #pragma unroll
   for (int j = 0; j < (kChunks + C::kThreads - 1) / C::kThreads; ++j) {
     const int i = static_cast<int>(threadIdx.x) + j * C::kThreads;
     if (kChunks % C::kThreads != 0 && i >= kChunks) break;
-    const int r = i / kChunksPerRow, c = i % kChunksPerRow;
-    const int row = row0 + r, col = kt * kTileK + c * 8;
-    if (row < limit && col < k) copy16(dst + swizzled(r, c), src + static_cast<int64_t>(row) * k + col);
+    const int r = i / C::kChunksPerRow, c = i % C::kChunksPerRow;
+    const int row = row0 + r, col = kt * C::kTileK + c * 8;
+    if (row < limit && col < k)
+      copy16(dst + swizzled<C::kRowBytes>(r, c), src + static_cast<int64_t>(row) * k + col);
   }
 }
 
@@ -83,7 +85,7 @@ template <class C, typename T>
 __device__ inline void load_stage(uint8_t* stage, const Problem& p, Origin o, int kt) {
   const uint32_t base = shared_address(stage);
   copy_rows<C, C::kBM>(base, static_cast<const T*>(p.x), o.row0, p.n, p.k, kt);
-  copy_rows<C, C::kBN>(base + C::kBM * kRowBytes, static_cast<const T*>(p.w), o.col0, p.m, p.k,
+  copy_rows<C, C::kBN>(base + C::kBM * C::kRowBytes, static_cast<const T*>(p.w), o.col0, p.m, p.k,
                        kt);
 }
 
@@ -91,25 +93,25 @@ __device__ inline void load_stage(uint8_t* stage, const Problem& p, Origin o, in
 template <class C, typename T>
 __device__ inline void mma_stage(const uint8_t* stage, int k_left, int wm, int wn, int lane,
                                  float (&acc)[C::kMT][C::kNT][4]) {
-  const uint32_t a_base = shared_address(stage), b_base = a_base + C::kBM * kRowBytes;
+  const uint32_t a_base = shared_address(stage), b_base = a_base + C::kBM * C::kRowBytes;
 #pragma unroll
-  for (int s = 0; s < kTileK / 16; ++s) {
+  for (int s = 0; s < C::kTileK / 16; ++s) {
     if (s * 16 >= k_left) break;
     uint32_t a[C::kMT][4], b[C::kNT][2];
 #pragma unroll
     for (int mt = 0; mt < C::kMT; ++mt) {
       const int r = (wm * C::kMT + mt) * 16 + lane % 16;
-      ldmatrix_x4(a_base + swizzled(r, s * 2 + lane / 16), a[mt][0], a[mt][1], a[mt][2],
+      ldmatrix_x4(a_base + swizzled<C::kRowBytes>(r, s * 2 + lane / 16), a[mt][0], a[mt][1], a[mt][2],
                   a[mt][3]);
     }
     if constexpr (C::kNT == 1) {
       const int r = wn * 8 + lane % 8;
-      ldmatrix_x2(b_base + swizzled(r, s * 2 + (lane / 8) % 2), b[0][0], b[0][1]);
+      ldmatrix_x2(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[0][0], b[0][1]);
     } else {
 #pragma unroll
       for (int nt = 0; nt < C::kNT; nt += 2) {
         const int r = (wn * C::kNT + nt) * 8 + (lane / 16) * 8 + lane % 8;
-        ldmatrix_x4(b_base + swizzled(r, s * 2 + (lane / 8) % 2), b[nt][0], b[nt][1],
+        ldmatrix_x4(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[nt][0], b[nt][1],
                     b[nt + 1][0], b[nt + 1][1]);
       }
     }
@@ -147,7 +149,7 @@ __global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int wm = warp / C::kWN, wn = warp % C::kWN;
   float acc[C::kMT][C::kNT][4] = {};
-  const int tiles_k = (p.k + kTileK - 1) / kTileK;
+  const int tiles_k = (p.k + C::kTileK - 1) / C::kTileK;
   for (int s = 0; s < C::kStages - 1; ++s) {
     if (s < tiles_k) load_stage<C, T>(smem + s * C::kStageBytes, p, o, s);
     commit();
@@ -158,7 +160,7 @@ __global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
     const int next = kt + C::kStages - 1;
     if (next < tiles_k) load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, next);
     commit();
-    mma_stage<C, T>(smem + kt % C::kStages * C::kStageBytes, p.k - kt * kTileK, wm, wn, lane,
+    mma_stage<C, T>(smem + kt % C::kStages * C::kStageBytes, p.k - kt * C::kTileK, wm, wn, lane,
                     acc);
   }
   store_tile<C>(p, o, wm, wn, lane, acc);
@@ -178,10 +180,12 @@ void launch(const Problem& p) {
 enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
 
 // Tuning of the thin tiles, read once from the environment (every choice gives the same
-// bits): CAIRN_MMA_NARROW_STAGES (6, 12 or 24; default 12) and CAIRN_MMA_NARROW_WIDTH (8, 16
-// or 32 rows of w per block; default: by m, below). docs/cuda.md.
+// bits: only how k is staged changes, not the order of the k16 steps):
+// CAIRN_MMA_NARROW_TILE_K (k per pipeline stage: 64 or 256), CAIRN_MMA_NARROW_STAGES (with 64:
+// 4, 6 or 12; with 256: 2, 3 or 4) and CAIRN_MMA_NARROW_WIDTH (8, 16 or 32 rows of w per
+// block; 0: by m, below). docs/cuda.md; tools/gpu/tune_narrow.sh compares them.
 struct NarrowTuning {
-  int stages = 12, width = 0;
+  int tile_k = 64, stages = 6, width = 16;
 };
 
 const NarrowTuning& narrow_tuning() {
@@ -189,6 +193,7 @@ const NarrowTuning& narrow_tuning() {
     NarrowTuning n;
     if (const char* v = std::getenv("CAIRN_MMA_NARROW_STAGES")) n.stages = std::atoi(v);
     if (const char* v = std::getenv("CAIRN_MMA_NARROW_WIDTH")) n.width = std::atoi(v);
+    if (const char* v = std::getenv("CAIRN_MMA_NARROW_TILE_K")) n.tile_k = std::atoi(v);
     return n;
   }();
   return t;
@@ -217,14 +222,15 @@ Shape shape_for(int64_t n, int64_t m) {
 
 template <typename T, int BN>
 void launch_narrow(const Problem& p) {
-  switch (narrow_tuning().stages) {
-    case 6:
-      return launch<Narrow<BN, 6>, T>(p);
-    case 24:
-      return launch<Narrow<BN, 24>, T>(p);
-    default:
-      return launch<Narrow<BN, 12>, T>(p);
+  const NarrowTuning& t = narrow_tuning();
+  if (t.tile_k == 256) {
+    if (t.stages == 2) return launch<Narrow<BN, 2, 256>, T>(p);
+    if (t.stages == 4) return launch<Narrow<BN, 4, 256>, T>(p);
+    return launch<Narrow<BN, 3, 256>, T>(p);
   }
+  if (t.stages == 4) return launch<Narrow<BN, 4, 64>, T>(p);
+  if (t.stages == 12) return launch<Narrow<BN, 12, 64>, T>(p);
+  return launch<Narrow<BN, 6, 64>, T>(p);
 }
 
 template <typename T>

@@ -1,9 +1,9 @@
 // PTX wrappers for mma_gemm.cu: asynchronous global → shared copies, ldmatrix and the
 // m16n8k16 tensor-core product, plus the swizzled shared-memory layout of a k-tile.
 //
-// Layout: a k-tile holds rows of kTileK = 64 half-precision elements (128 bytes, eight 16-byte
-// chunks). Chunk c of row r lives at chunk position c ^ (r % 8), so the eight row addresses one
-// ldmatrix phase reads fall in eight different bank groups.
+// Layout: a k-tile holds rows of K half-precision elements (K a multiple of 64: 2K bytes, K / 8
+// 16-byte chunks). Chunk c of row r lives at chunk position c ^ (r % 8), so the eight row
+// addresses one ldmatrix phase reads fall in eight different bank groups.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -13,17 +13,15 @@
 
 namespace cairn::cuda::mma {
 
-constexpr int kTileK = 64;         // k elements per tile row
-constexpr int kRowBytes = 128;     // kTileK half-precision elements
-constexpr int kChunksPerRow = 8;   // 16-byte chunks per tile row
 
 __device__ inline uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// Byte offset of chunk `c` of row `r` in a tile.
+// Byte offset of chunk `c` of row `r` in a tile of RowBytes-byte rows.
+template <int RowBytes>
 __device__ inline uint32_t swizzled(int r, int c) {
-  return static_cast<uint32_t>(r * kRowBytes + ((c ^ (r & 7)) * 16));
+  return static_cast<uint32_t>(r * RowBytes + ((c ^ (r & 7)) * 16));
 }
 
 // 16 bytes global → shared, asynchronously (bypassing L1).
