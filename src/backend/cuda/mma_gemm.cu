@@ -184,8 +184,8 @@ enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
 // CAIRN_MMA_NARROW_TILE_K (k per pipeline stage: 64 or 256), CAIRN_MMA_NARROW_STAGES (with 64:
 // 4, 6 or 12; with 256: 2, 3 or 4) and CAIRN_MMA_NARROW_WIDTH (8, 16 or 32 rows of w per
 // block; 0: by m, below). docs/cuda.md; tools/gpu/tune_narrow.sh compares them.
-struct NarrowTuning {
-  int tile_k = 64, stages = 6, width = 16;
+struct NarrowTuning {  // defaults: the best of tools/gpu/tune_narrow.sh's grid on an H200
+  int tile_k = 256, stages = 2, width = 32;
 };
 
 const NarrowTuning& narrow_tuning() {
@@ -223,14 +223,14 @@ Shape shape_for(int64_t n, int64_t m) {
 template <typename T, int BN>
 void launch_narrow(const Problem& p) {
   const NarrowTuning& t = narrow_tuning();
-  if (t.tile_k == 256) {
-    if (t.stages == 2) return launch<Narrow<BN, 2, 256>, T>(p);
-    if (t.stages == 4) return launch<Narrow<BN, 4, 256>, T>(p);
-    return launch<Narrow<BN, 3, 256>, T>(p);
+  if (t.tile_k == 64) {
+    if (t.stages == 4) return launch<Narrow<BN, 4, 64>, T>(p);
+    if (t.stages == 12) return launch<Narrow<BN, 12, 64>, T>(p);
+    return launch<Narrow<BN, 6, 64>, T>(p);
   }
-  if (t.stages == 4) return launch<Narrow<BN, 4, 64>, T>(p);
-  if (t.stages == 12) return launch<Narrow<BN, 12, 64>, T>(p);
-  return launch<Narrow<BN, 6, 64>, T>(p);
+  if (t.stages == 3) return launch<Narrow<BN, 3, 256>, T>(p);
+  if (t.stages == 4) return launch<Narrow<BN, 4, 256>, T>(p);
+  return launch<Narrow<BN, 2, 256>, T>(p);
 }
 
 template <typename T>
