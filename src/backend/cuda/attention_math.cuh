@@ -40,8 +40,8 @@ struct Params {
   float* part_acc;             // [n_q * n_heads, n_splits, head_dim] (split path)
   float* part_ml;              // [n_q * n_heads, n_splits, 2]: max, sum (split path)
   int n_q, n_heads, n_kv_heads, group, head_dim, n_kv, n_splits;
-  int stride;      // shared-memory row stride in floats (head_dim padded)
-  bool vec_loads;  // K/V rows may be read with 16-byte loads
+  int stride;                 // shared-memory row stride in floats (head_dim padded)
+  bool vec_loads;             // K/V rows may be read with 16-byte loads
   int group_size, row_bytes;  // quantized K/V rows (attention_quant.cuh) only
   float scale, softcap;
   int window;

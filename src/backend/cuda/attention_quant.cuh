@@ -53,8 +53,8 @@ __device__ __forceinline__ void decode_chunk(const RawChunk& r, float* dst) {
   float y[8];
 #pragma unroll
   for (int e = 0; e < 8; ++e) {
-    const uint32_t code = Bits == 8 ? ((e < 4 ? r.w0 : r.w1) >> (8 * (e % 4))) & 0xffu
-                                    : (r.w0 >> (4 * e)) & 0xfu;
+    const uint32_t code =
+        Bits == 8 ? ((e < 4 ? r.w0 : r.w1) >> (8 * (e % 4))) & 0xffu : (r.w0 >> (4 * e)) & 0xfu;
     y[e] = __fadd_rn(__fmul_rn(static_cast<float>(code), s), b);
   }
   *reinterpret_cast<float4*>(dst) = make_float4(y[0], y[1], y[2], y[3]);
@@ -65,8 +65,7 @@ __device__ __forceinline__ void decode_chunk(const RawChunk& r, float* dst) {
 // become zeros. Every load of the thread's chunks (8 elements of one key's K and V rows each)
 // is issued before any is decoded, so they are in flight together.
 template <typename T>
-__device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh,
-                                     int key0) {
+__device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
   constexpr int kMaxItems = kKeyBlock * (kMaxHeadDim / 8) / kThreads;
   const int chunks = p.head_dim / 8, total = kKeyBlock * chunks;
   const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * p.row_bytes;

@@ -43,8 +43,7 @@ void run_plan(const GemmLtPlan* plan, const void* xo, const Tensor& w, const Ten
               Tensor& y) {
   const bool in_epilogue = epilogue_bias(bias);
   gemm_lt_run(plan, w.raw(), xo, in_epilogue ? bias->data<float>() : nullptr, y.data<float>());
-  if (bias && !in_epilogue)
-    add_bias_rows(y.data<float>(), bias->data<float>(), y.dim(0), w.dim(0));
+  if (bias && !in_epilogue) add_bias_rows(y.data<float>(), bias->data<float>(), y.dim(0), w.dim(0));
 }
 
 // Rows above which cuBLASLt's fixed algorithm, where it agrees, is the faster of the two (its

@@ -34,9 +34,9 @@ struct Tile {
 // below; measurements in docs/performance.md).
 template <int BN, int Stages, int BK>
 using Narrow = Tile<16, BN, 1, BN / 8, Stages, BK>;  // BN 8, 16 or 32: one warp per 8 rows of w
-using Small = Tile<64, 32, 2, 2, 6>;     // batched decode
-using Medium = Tile<128, 32, 4, 1, 4>;   // batches past 64 rows
-using Large = Tile<128, 128, 2, 4, 3>;  // prefill
+using Small = Tile<64, 32, 2, 2, 6>;                 // batched decode
+using Medium = Tile<128, 32, 4, 1, 4>;               // batches past 64 rows
+using Large = Tile<128, 128, 2, 4, 3>;               // prefill
 
 struct Problem {
   const void* x;
@@ -67,8 +67,7 @@ __device__ inline Origin tile_of(int b, int tiles_r, int tiles_c, int bm, int bn
 // which are never stored. Columns past k are not copied either: k is a multiple of 16, and
 // mma_stage skips the k16 steps past k.
 template <class C, int Rows, typename T>
-__device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k,
-                                 int kt) {
+__device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k, int kt) {
   constexpr int kChunks = Rows * C::kChunksPerRow;
 #pragma unroll
   for (int j = 0; j < (kChunks + C::kThreads - 1) / C::kThreads; ++j) {
@@ -101,8 +100,8 @@ __device__ inline void mma_stage(const uint8_t* stage, int k_left, int wm, int w
 #pragma unroll
     for (int mt = 0; mt < C::kMT; ++mt) {
       const int r = (wm * C::kMT + mt) * 16 + lane % 16;
-      ldmatrix_x4(a_base + swizzled<C::kRowBytes>(r, s * 2 + lane / 16), a[mt][0], a[mt][1], a[mt][2],
-                  a[mt][3]);
+      ldmatrix_x4(a_base + swizzled<C::kRowBytes>(r, s * 2 + lane / 16), a[mt][0], a[mt][1],
+                  a[mt][2], a[mt][3]);
     }
     if constexpr (C::kNT == 1) {
       const int r = wn * 8 + lane % 8;
@@ -170,10 +169,8 @@ template <class C, typename T>
 void launch(const Problem& p) {
   static const bool allowed = (allow_smem(mma_gemm_kernel<C, T>, C::kSmemBytes), true);
   (void)allowed;
-  const int64_t blocks =
-      int64_t{(p.n + C::kBM - 1) / C::kBM} * ((p.m + C::kBN - 1) / C::kBN);
-  mma_gemm_kernel<C, T><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream()>>>(
-      p);
+  const int64_t blocks = int64_t{(p.n + C::kBM - 1) / C::kBM} * ((p.m + C::kBN - 1) / C::kBN);
+  mma_gemm_kernel<C, T><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream()>>>(p);
   check_launch("mma_gemm_kernel");
 }
 

@@ -13,7 +13,6 @@
 
 namespace cairn::cuda::mma {
 
-
 __device__ inline uint32_t shared_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

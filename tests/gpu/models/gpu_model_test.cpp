@@ -148,7 +148,8 @@ TEST(GpuQuantizedKv, InvariantAndCloseToTheCpu) {
     auto run = [&](Model& m, Device d, int64_t chunk) {
       DeviceKvCache kv(m.config(), d, DType::kF32, 1, 128, q);
       std::vector<float> last;
-      for (int64_t b = 0; b < n; b += chunk) last = run_span(m, kv, 0, ids, b, std::min(n, b + chunk));
+      for (int64_t b = 0; b < n; b += chunk)
+        last = run_span(m, kv, 0, ids, b, std::min(n, b + chunk));
       return last;
     };
     const std::vector<float> whole = run(*gpu, kGpu, n);

@@ -88,7 +88,8 @@ void check_attention(const std::vector<SeqShape>& shapes, int64_t hd, const ops:
     kq_dev.push_back(to_device(kq.back())), vq_dev.push_back(to_device(vq.back()));
     kf_dev.push_back(to_device(decode_host(kq.back(), hd, q)));
     vf_dev.push_back(to_device(decode_host(vq.back(), hd, q)));
-    for (int64_t t = 0; t < s.n_q; ++t) positions.push_back(static_cast<int32_t>(s.n_kv - s.n_q + t));
+    for (int64_t t = 0; t < s.n_q; ++t)
+      positions.push_back(static_cast<int32_t>(s.n_kv - s.n_q + t));
   }
   std::vector<ops::AttentionSeq> quant, full, cpu;
   for (size_t i = 0, row = 0; i < shapes.size(); row += shapes[i].n_q, ++i) {
@@ -101,7 +102,8 @@ void check_attention(const std::vector<SeqShape>& shapes, int64_t hd, const ops:
   ops::AttentionParams pf = pq;
   pq.kv_quant = q;
   const Tensor qd = to_device(qh);
-  Tensor got = poisoned_device(qh.shape(), DType::kF32), want = poisoned_device(qh.shape(), DType::kF32);
+  Tensor got = poisoned_device(qh.shape(), DType::kF32),
+         want = poisoned_device(qh.shape(), DType::kF32);
   ops::attention_seqs(qd, quant, positions, pq, got);
   ops::attention_seqs(qd, full, positions, pf, want);
   const Tensor g = to_host(got), w = to_host(want);
@@ -116,8 +118,8 @@ TEST(KvQuantGpu, AttentionEqualsDecodedRowsBitwise) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(6);
   const std::vector<SeqShape> decode = {{1, 1}, {1, 33}, {1, 129}, {1, 700}, {7, 300}};
-  const std::vector<SeqShape> prefill = {{64, 64}, {64, 300}, {64, 640}, {1, 900}, {64, 1000},
-                                         {64, 200}, {64, 500}, {64, 777}};
+  const std::vector<SeqShape> prefill = {{64, 64},   {64, 300}, {64, 640}, {1, 900},
+                                         {64, 1000}, {64, 200}, {64, 500}, {64, 777}};
   for (int64_t hd : {64, 128})
     for (const ops::KvRowQuant& q : formats(hd)) {
       check_attention(decode, hd, q, rng);

@@ -8,8 +8,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -99,8 +99,8 @@ void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
     report(s, n, "invariant", ms[1], copy_gbs, gemm_gflops);
     report(s, n, "lt-fixed", lt_ms, copy_gbs, gemm_gflops);
     std::printf("%-8s n=%-5lld invariant (tile %s) costs %.2fx the fast setting, %.2fx lt-fixed\n",
-                s.name, static_cast<long long>(n), cuda::mma_gemm_tile_name(n, s.m),
-                ms[1] / ms[0], ms[1] / lt_ms);
+                s.name, static_cast<long long>(n), cuda::mma_gemm_tile_name(n, s.m), ms[1] / ms[0],
+                ms[1] / lt_ms);
   }
   Tensor x = empty_on(kGpu, {1024, s.k}, DType::kF32);
   device_backend(DeviceKind::kCuda).fill_uniform(x, 7, -1.0f, 1.0f);

@@ -195,8 +195,8 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
 // all of them (the test above would say nothing about a shape it never ran).
 TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   CAIRN_NEED_GPU();
-  const std::pair<int64_t, int64_t> cases[] = {{1, 4096}, {7, 4096},   {64, 4096}, {300, 4096},
-                                               {8192, 4096}, {1, 14336}, {1, 1024}, {1, 200},
+  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},  {64, 4096}, {300, 4096},
+                                               {8192, 4096}, {1, 14336}, {1, 1024},  {1, 200},
                                                {130, 200},   {65, 1024}};
   std::set<std::string> seen;
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));

@@ -17,8 +17,8 @@ namespace {
 
 std::vector<int32_t> read_back(const int32_t* d, size_t count) {
   std::vector<int32_t> out(count);
-  CAIRN_CUDA_CHECK(cudaMemcpyAsync(out.data(), d, count * sizeof(int32_t),
-                                   cudaMemcpyDeviceToHost, cuda::stream()));
+  CAIRN_CUDA_CHECK(cudaMemcpyAsync(out.data(), d, count * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                                   cuda::stream()));
   CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
   return out;
 }
