@@ -2,57 +2,16 @@
 // tokens are bit-identical (a) alone and batched with 64 others of different
 // lengths, (b) for prefill chunk sizes 1, 7, 64 and 2048, (c) with its prefix
 // from the cache and computed — on stories260K and on the llama, gemma2 (sliding
-// window, softcaps) and qwen3 fixtures, with full-precision and 8-bit KV.
+// window, softcaps) and qwen3 fixtures, with full-precision and 8-bit KV, at one
+// rank and over 2 or 4 tensor-parallel ranks (engine_case.h).
 #include <gtest/gtest.h>
 
-#include "engine_test_util.h"
+#include "engine_case.h"
 
 namespace cairn::test {
 namespace {
 
-struct Case {
-  std::string name;
-  std::string dir;
-  int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
-};
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.name;
-}
-
-class Determinism : public ::testing::TestWithParam<Case> {
- protected:
-  static std::map<std::string, std::unique_ptr<Model>>& models() {
-    static std::map<std::string, std::unique_ptr<Model>> m;
-    return m;
-  }
-  Model& model() {
-    auto& m = models()[GetParam().dir];
-    if (!m) m = load_model(GetParam().dir, {});
-    return *m;
-  }
-  EngineOptions options(int64_t max_batch_tokens, int32_t max_seqs, int64_t cache_bytes = 0) {
-    EngineOptions o;
-    o.max_batch_tokens = max_batch_tokens;
-    o.max_seqs = max_seqs;
-    o.prefix_cache_bytes = cache_bytes;
-    o.model_fingerprint = GetParam().dir;
-    o.kv.bits = GetParam().kv_bits;
-    o.kv.quant_start = GetParam().kv_bits > 0 ? 40 : 0;
-    log.attach(o);
-    return o;
-  }
-  int64_t vocab() { return model().config().vocab_size; }
-  // The request under test: a sampled one, so tokens depend on (seed, step) too.
-  Request target(int64_t len = 90) {
-    return test_request(test_prompt(len, 7, vocab()), 12, 0.9f, 42);
-  }
-  Outcome alone(int64_t max_batch_tokens = 2048) {
-    Engine e(model(), nullptr, options(max_batch_tokens, 1));
-    return collect(e.submit(target()), log);
-  }
-
-  LogitsLog log;
-};
+class Determinism : public EngineCaseTest {};
 
 TEST_P(Determinism, AloneEqualsBatchedWithSixtyFourOthers) {
   const Outcome solo = alone();
@@ -105,12 +64,17 @@ TEST_P(Determinism, PrefixFromTheCacheEqualsComputed) {
   EXPECT_GE(e.stats().prefix_hits, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Determinism,
-                         ::testing::Values(Case{"stories260K", kStoriesDir},
-                                           Case{"llama", fixture_dir("llama")},
-                                           Case{"gemma2", fixture_dir("gemma2")},
-                                           Case{"qwen3", fixture_dir("qwen3")},
-                                           Case{"default_q8", kDefaultModelDir, 8}),
+std::vector<EngineCase> all_cases() {
+  std::vector<EngineCase> c = {{"stories260K", kStoriesDir},
+                               {"llama", fixture_dir("llama")},
+                               {"gemma2", fixture_dir("gemma2")},
+                               {"qwen3", fixture_dir("qwen3")},
+                               {"default_q8", kDefaultModelDir, 1, 8}};
+  for (EngineCase& tp : tp_cases()) c.push_back(std::move(tp));
+  return c;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Determinism, ::testing::ValuesIn(all_cases()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -1,15 +1,14 @@
 // The serving engine over a tensor-parallel model (docs/tensor-parallel.md):
 // one engine thread and scheduler, the KV state sharded with the heads. At a
 // fixed N a request's logits are bit-identical alone and batched, whole and
-// chunked, prefix computed and from the RAM or SSD tier; across N greedy
-// tokens equal one rank's. Pages cached at N ranks are never served at another N.
+// chunked, prefix computed (determinism_test.cpp) and from the SSD tier; across N
+// greedy tokens equal one rank's. Pages cached at N ranks are never served at another N.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "engine_test_util.h"
-#include "model/tp/tensor_parallel_model.h"
+#include "engine_case.h"
 #include "prefix/page_file.h"
 
 namespace cairn::test {
@@ -17,94 +16,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TpCase {
-  std::string name;
-  std::string dir;
-  int n_ranks = 2;
-  int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
-};
-void PrintTo(const TpCase& c, std::ostream* os) {
-  *os << c.name;
-}
-
-// Models split over n ranks, loaded once per (folder, n) for the whole binary.
-Model& tp_model(const std::string& dir, int n_ranks) {
-  static std::map<std::pair<std::string, int>, std::unique_ptr<Model>> models;
-  auto& m = models[{dir, n_ranks}];
-  if (!m) m = tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
-  return *m;
-}
-
-class TpDeterminism : public ::testing::TestWithParam<TpCase> {
- protected:
-  Model& model(int n_ranks = 0) {
-    return tp_model(GetParam().dir, n_ranks > 0 ? n_ranks : GetParam().n_ranks);
-  }
-  EngineOptions options(int64_t max_batch_tokens, int32_t max_seqs, int64_t cache_bytes = 0) {
-    EngineOptions o;
-    o.max_batch_tokens = max_batch_tokens;
-    o.max_seqs = max_seqs;
-    o.prefix_cache_bytes = cache_bytes;
-    o.model_fingerprint = GetParam().dir;
-    o.kv.bits = GetParam().kv_bits;
-    o.kv.quant_start = GetParam().kv_bits > 0 ? 40 : 0;
-    log.attach(o);
-    return o;
-  }
-  int64_t vocab() { return model().config().vocab_size; }
-  Request target(int64_t len = 90, float temperature = 0.9f) {
-    return test_request(test_prompt(len, 7, vocab()), 12, temperature, 42);
-  }
-  Outcome alone(int64_t max_batch_tokens = 2048) {
-    Engine e(model(), nullptr, options(max_batch_tokens, 1));
-    return collect(e.submit(target()), log);
-  }
-
-  LogitsLog log;
-};
-
-TEST_P(TpDeterminism, AloneEqualsBatchedWithOthers) {
-  const Outcome solo = alone();
-  ASSERT_EQ(solo.ids.size(), 12u) << solo.final.error;
-  Engine e(model(), nullptr, options(4096, 33));
-  std::vector<std::shared_ptr<RequestStream>> others;
-  auto add_others = [&](uint32_t from, uint32_t to) {
-    for (uint32_t i = from; i < to; ++i)
-      others.push_back(e.submit(test_request(test_prompt(3 + (i * 37) % 140, 100 + i, vocab()),
-                                             static_cast<int32_t>(4 + i % 17), 0.7f, i)));
-  };
-  add_others(0, 16);
-  std::shared_ptr<RequestStream> t = e.submit(target());
-  add_others(16, 32);
-  const Outcome batched = collect(t, log);
-  for (auto& s : others) EXPECT_EQ(s->collect().finish, FinishReason::kLength);
-  EXPECT_EQ(batched.ids, solo.ids);
-  EXPECT_TRUE(bit_equal_rows(batched.logits, solo.logits));
-}
-
-TEST_P(TpDeterminism, PrefillChunkSizeChangesNothing) {
-  const Outcome whole = alone(2048);
-  for (int64_t chunk : {1, 7, 64}) {
-    const Outcome chunked = alone(chunk);
-    EXPECT_EQ(chunked.ids, whole.ids) << "chunk " << chunk << ": " << chunked.final.error;
-    EXPECT_TRUE(bit_equal_rows(chunked.logits, whole.logits)) << "chunk " << chunk;
-  }
-}
-
-TEST_P(TpDeterminism, PrefixFromTheCacheEqualsComputed) {
-  const Outcome computed = alone();
-  Engine e(model(), nullptr, options(2048, 4, int64_t{64} << 20));
-  std::vector<int32_t> shared = target().prompt_ids;
-  shared.resize(70);
-  shared.push_back(5);
-  const Outcome first = collect(e.submit(test_request(shared, 1, 0.9f, 1)), log);
-  EXPECT_EQ(first.final.usage.cached_tokens, 0);
-  const Outcome hit = collect(e.submit(target()), log);
-  EXPECT_EQ(hit.final.usage.cached_tokens, 64);
-  EXPECT_EQ(hit.ids, computed.ids);
-  EXPECT_TRUE(bit_equal_rows(hit.logits, computed.logits));
-  EXPECT_GE(e.stats().prefix_hits, 1);
-}
+// The determinism tests run every tensor-parallel case too (determinism_test.cpp); here what
+// only several ranks have.
+class TpDeterminism : public EngineCaseTest {};
 
 // Across N the logits differ in the last bits (split dot products), the
 // greedy tokens not: several greedy requests batched at N against one rank.
@@ -144,13 +58,7 @@ TEST_P(TpDeterminism, StatsCountEveryShardsBytes) {
             one.stats().prefix_cache_bytes * heads);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TpDeterminism,
-                         ::testing::Values(TpCase{"stories260K_tp2", kStoriesDir, 2},
-                                           TpCase{"stories260K_tp4", kStoriesDir, 4},
-                                           TpCase{"llama_tp2", fixture_dir("llama"), 2},
-                                           TpCase{"gemma2_tp4", fixture_dir("gemma2"), 4},
-                                           TpCase{"qwen2_tp2", fixture_dir("qwen2"), 2},
-                                           TpCase{"default_q8_tp2", kDefaultModelDir, 2, 8}),
+INSTANTIATE_TEST_SUITE_P(Models, TpDeterminism, ::testing::ValuesIn(tp_cases()),
                          [](const auto& info) { return info.param.name; });
 
 TEST(TpEngine, ASizeThatDoesNotFitNamesTheHeads) {
@@ -182,7 +90,7 @@ class TpSsdTier : public ::testing::Test {
     log_.attach(o);
     return o;
   }
-  Model& model(int n) { return tp_model(fixture_dir("llama"), n); }
+  Model& model(int n) { return case_model(fixture_dir("llama"), n); }
   Request target() { return test_request(test_prompt(90, 7, 256), 10, 0.9f, 42); }
   Request sharer() {
     std::vector<int32_t> p = target().prompt_ids;

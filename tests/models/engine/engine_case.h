@@ -1,0 +1,77 @@
+// One model case of the engine tests (a folder, a tensor-parallel size, a KV format) and the
+// fixture that runs requests through a real Engine on it: the determinism tests take it at one
+// rank and at several (determinism_test.cpp), the tensor-parallel tests add their own checks
+// (tp_engine_test.cpp).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine_test_util.h"
+#include "model/tp/tensor_parallel_model.h"
+
+namespace cairn::test {
+
+struct EngineCase {
+  std::string name;
+  std::string dir;
+  int n_ranks = 1;
+  int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
+};
+inline void PrintTo(const EngineCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+// The model of a folder split over n ranks (1: unsplit), loaded once per binary.
+inline Model& case_model(const std::string& dir, int n_ranks) {
+  static std::map<std::pair<std::string, int>, std::unique_ptr<Model>> models;
+  auto& m = models[{dir, n_ranks}];
+  if (!m)
+    m = n_ranks == 1 ? load_model(dir, {}) : tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
+  return *m;
+}
+
+// The tensor-parallel cases: replicated KV heads (gemma2 at 4), one KV head (qwen2), 8-bit KV.
+inline std::vector<EngineCase> tp_cases() {
+  return {{"stories260K_tp2", kStoriesDir, 2},    {"stories260K_tp4", kStoriesDir, 4},
+          {"llama_tp2", fixture_dir("llama"), 2}, {"gemma2_tp4", fixture_dir("gemma2"), 4},
+          {"qwen2_tp2", fixture_dir("qwen2"), 2}, {"default_q8_tp2", kDefaultModelDir, 2, 8}};
+}
+
+class EngineCaseTest : public ::testing::TestWithParam<EngineCase> {
+ protected:
+  // The case's model, or the same folder at n_ranks ranks.
+  Model& model(int n_ranks = 0) {
+    return case_model(GetParam().dir, n_ranks > 0 ? n_ranks : GetParam().n_ranks);
+  }
+  EngineOptions options(int64_t max_batch_tokens, int32_t max_seqs, int64_t cache_bytes = 0) {
+    EngineOptions o;
+    o.max_batch_tokens = max_batch_tokens;
+    o.max_seqs = max_seqs;
+    o.prefix_cache_bytes = cache_bytes;
+    o.model_fingerprint = GetParam().dir;
+    o.kv.bits = GetParam().kv_bits;
+    o.kv.quant_start = GetParam().kv_bits > 0 ? 40 : 0;
+    log.attach(o);
+    return o;
+  }
+  int64_t vocab() { return model().config().vocab_size; }
+  // The request under test: a sampled one, so tokens depend on (seed, step) too.
+  Request target(int64_t len = 90) {
+    return test_request(test_prompt(len, 7, vocab()), 12, 0.9f, 42);
+  }
+  Outcome alone(int64_t max_batch_tokens = 2048) {
+    Engine e(model(), nullptr, options(max_batch_tokens, 1));
+    return collect(e.submit(target()), log);
+  }
+
+  LogitsLog log;
+};
+
+}  // namespace cairn::test
