@@ -7,54 +7,27 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine_test_util.h"
+#include "ssd_fixture.h"
 
 namespace cairn::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-class SsdTierEngine : public ::testing::Test {
+class SsdTierEngine : public SsdFolderTest {
  protected:
+  SsdTierEngine() : SsdFolderTest("cairn_ssd_engine_") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cairn_ssd_engine_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    SsdFolderTest::SetUp();
     model_ = load_model(fixture_dir("llama"), {});
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  EngineOptions options(bool ssd, int64_t cache_bytes = int64_t{64} << 20) {
-    EngineOptions o;
-    o.max_seqs = 4;
-    o.prefix_cache_bytes = cache_bytes;
-    o.model_fingerprint = "llama-fixture";
-    if (ssd) o.ssd_cache_dir = dir_.string();
-    log_.attach(o);
-    return o;
-  }
-  Request target() { return test_request(test_prompt(90, 7, 256), 10, 0.9f, 42); }
-  // Shares the target's first 70 tokens: two full pages of 32.
-  Request sharer() {
-    std::vector<int32_t> p = target().prompt_ids;
-    p.resize(70);
-    p.push_back(5);
-    return test_request(p, 1, 0.9f, 1);
-  }
-  std::vector<fs::path> page_files() {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir_))
-      if (e.path().extension() == ".kvp" && e.path().parent_path().filename() != "quarantine")
-        out.push_back(e.path());
-    return out;
-  }
   Outcome computed() {
     Engine e(*model_, nullptr, options(false, 0));
     return collect(e.submit(target()), log_);
   }
 
-  fs::path dir_;
   std::unique_ptr<Model> model_;
-  LogitsLog log_;
 };
 
 TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {

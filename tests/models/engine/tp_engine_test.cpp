@@ -10,6 +10,7 @@
 
 #include "engine_case.h"
 #include "prefix/page_file.h"
+#include "ssd_fixture.h"
 
 namespace cairn::test {
 namespace {
@@ -75,38 +76,10 @@ TEST(TpEngine, ASizeThatDoesNotFitNamesTheHeads) {
 
 // SSD page files carry the shard count in their scheme (and so in their
 // namespace): written at two ranks, they restore at two and are never seen at one.
-class TpSsdTier : public ::testing::Test {
+class TpSsdTier : public SsdFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("cairn_tp_ssd_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  EngineOptions options(bool ssd) {
-    EngineOptions o;
-    o.max_seqs = 4;
-    o.model_fingerprint = "llama-fixture";
-    if (ssd) o.ssd_cache_dir = dir_.string();
-    log_.attach(o);
-    return o;
-  }
+  TpSsdTier() : SsdFolderTest("cairn_tp_ssd_") {}
   Model& model(int n) { return case_model(fixture_dir("llama"), n); }
-  Request target() { return test_request(test_prompt(90, 7, 256), 10, 0.9f, 42); }
-  Request sharer() {
-    std::vector<int32_t> p = target().prompt_ids;
-    p.resize(70);
-    p.push_back(5);
-    return test_request(p, 1, 0.9f, 1);
-  }
-  std::vector<fs::path> page_files() {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir_))
-      if (e.path().extension() == ".kvp") out.push_back(e.path());
-    return out;
-  }
-
-  fs::path dir_;
-  LogitsLog log_;
 };
 
 TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
