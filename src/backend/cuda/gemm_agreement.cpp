@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
 #include "backend/cuda/add_bias.h"
@@ -17,8 +16,6 @@
 
 namespace cairn::cuda {
 namespace {
-
-using ClassKey = std::tuple<int64_t, int64_t, DType, bool, uint32_t, uint32_t, uint32_t>;
 
 // One product of the probe into a host vector.
 std::vector<float> to_host(const Tensor& y) {
@@ -53,8 +50,8 @@ bool lt_agrees_with_mma(const GemmLtShape& cls, const Tensor& w, const float* bi
   CAIRN_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capturing));
   if (capturing != cudaStreamCaptureStatusNone) return false;
   static std::mutex mutex;
-  static std::map<ClassKey, bool> answers;
-  const ClassKey key{cls.m, cls.k, cls.dtype, cls.bias, cls.align_w, cls.align_x, cls.align_y};
+  static std::map<GemmLtClass, bool> answers;
+  const GemmLtClass key = gemm_lt_class(cls);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = answers.find(key);
   if (it == answers.end()) it = answers.emplace(key, probe(cls, w, bias)).first;

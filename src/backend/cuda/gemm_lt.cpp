@@ -86,20 +86,14 @@ cudaDataType_t cuda_type(DType t) {
   }
 }
 
-// A shape without n: what one fixed algorithm serves.
-using ClassKey = std::tuple<int64_t, int64_t, DType, bool, uint32_t, uint32_t, uint32_t>;
-using PlanKey = std::tuple<ClassKey, int64_t, AlgoPolicy>;
-
-ClassKey class_key(const GemmLtShape& s) {
-  return {s.m, s.k, s.dtype, s.bias, s.align_w, s.align_x, s.align_y};
-}
+using PlanKey = std::tuple<GemmLtClass, int64_t, AlgoPolicy>;
 
 struct LtState {
   std::mutex mutex;
   cublasLtHandle_t handle = nullptr;
   void* workspace = nullptr;
-  std::map<ClassKey, std::optional<cublasLtMatmulAlgo_t>> fixed;  // nullopt: none applies
-  std::map<PlanKey, std::unique_ptr<GemmLtPlan>> plans;           // null: no plan
+  std::map<GemmLtClass, std::optional<cublasLtMatmulAlgo_t>> fixed;  // nullopt: none applies
+  std::map<PlanKey, std::unique_ptr<GemmLtPlan>> plans;              // null: no plan
 };
 
 // Lives until exit: cached descriptors and the workspace are never freed.
@@ -215,7 +209,7 @@ std::optional<cublasLtMatmulAlgo_t> choose_fixed(LtState& st, GemmLtShape s) {
 // Picks plan p's algorithm under `policy`; false when none applies.
 bool pick_algo(LtState& st, GemmLtPlan& p, const GemmLtShape& s, AlgoPolicy policy) {
   if (policy == AlgoPolicy::kFixedPerShapeClass) {
-    auto [it, fresh] = st.fixed.try_emplace(class_key(s));
+    auto [it, fresh] = st.fixed.try_emplace(gemm_lt_class(s));
     if (fresh) it->second = choose_fixed(st, s);
     if (!it->second || !algo_applies(st, p, *it->second)) return false;
     p.algo = *it->second;
@@ -236,7 +230,7 @@ bool pick_algo(LtState& st, GemmLtPlan& p, const GemmLtShape& s, AlgoPolicy poli
 const GemmLtPlan* gemm_lt_plan(const GemmLtShape& s, AlgoPolicy policy) {
   LtState& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
-  auto [it, fresh] = st.plans.try_emplace(PlanKey{class_key(s), s.n, policy});
+  auto [it, fresh] = st.plans.try_emplace(PlanKey{gemm_lt_class(s), s.n, policy});
   if (fresh) {
     std::unique_ptr<GemmLtPlan> p = make_descriptors(s);
     if (pick_algo(st, *p, s, policy)) it->second = std::move(p);  // else null: no plan
@@ -252,6 +246,10 @@ void gemm_lt_run(const GemmLtPlan* p, const void* w, const void* x, const float*
   check_lt(cublasLtMatmul(st.handle, p->desc, &one, w, p->a, x, p->b, &zero, y, p->d, y, p->d,
                           &p->algo, st.workspace, kWorkspaceBytes, stream()),
            "cublasLtMatmul");
+}
+
+GemmLtClass gemm_lt_class(const GemmLtShape& s) {
+  return {s.m, s.k, s.dtype, s.bias, s.align_w, s.align_x, s.align_y};
 }
 
 uint32_t alignment_of(const void* p, int64_t row_bytes) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 
 #include "core/dtype.h"
 
@@ -24,6 +25,10 @@ struct GemmLtShape {
   // Alignment in bytes (1..16) of each operand's start and leading dimension.
   uint32_t align_w = 16, align_x = 16, align_y = 16;
 };
+
+// A shape without n: what one fixed algorithm serves (m, k, dtype, bias, alignments).
+using GemmLtClass = std::tuple<int64_t, int64_t, DType, bool, uint32_t, uint32_t, uint32_t>;
+GemmLtClass gemm_lt_class(const GemmLtShape& s);
 
 struct GemmLtPlan;
 
