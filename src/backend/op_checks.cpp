@@ -268,6 +268,39 @@ void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
   need_disjoint(op, "two sequences' query rows", std::move(rows));
 }
 
+void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
+                           std::span<const int32_t> q_positions, const KvRowQuant& kv_quant,
+                           const Tensor& out) {
+  const char* op = "attention_pages";
+  need_tensor(op, "q", q, 3, false);
+  need_tensor(op, "out", out, 3, false);
+  if (!(q.shape() == out.shape()))
+    fail(ErrorCode::kInvalidArgument, "{}: out {} must have q's shape {}", op, out.describe(),
+         q.describe());
+  same_device(op, q, out);
+  need_dim(op, "number of q_positions", static_cast<int64_t>(q_positions.size()), q.dim(0));
+  if (kv_quant.bits != 0) check_kv_row_quant(op, kv_quant, q.dim(2));
+  const bool dtype_ok = kv_quant.bits != 0 ? kv.dtype == DType::kU8 : dtype_is_float(kv.dtype);
+  if (!dtype_ok || kv.page_tokens <= 0 || kv.n_kv_heads <= 0 || q.dim(1) % kv.n_kv_heads != 0)
+    fail(ErrorCode::kInvalidArgument,
+         "{}: pages of {} with {} tokens and {} KV heads do not fit q {} (kv_quant bits {})", op,
+         dtype_name(kv.dtype), kv.page_tokens, kv.n_kv_heads, q.describe(), kv_quant.bits);
+  std::vector<std::pair<uintptr_t, uintptr_t>> rows;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    const AttentionSeq& a = seqs[i];
+    const int64_t n_pages = (a.n_kv + kv.page_tokens - 1) / kv.page_tokens;
+    if (a.n_q < 0 || a.n_kv < 0 || a.q_begin < 0 || a.q_begin + a.n_q > q.dim(0) ||
+        a.page_begin < 0 || a.page_begin + n_pages > static_cast<int64_t>(kv.pages.size()))
+      fail(ErrorCode::kInvalidArgument,
+           "{}: seqs[{}] (rows {}+{}, {} keys from page {}) outside q's {} rows or {} pages", op,
+           i, a.q_begin, a.n_q, a.n_kv, a.page_begin, q.dim(0), kv.pages.size());
+    if (a.n_q > 0)
+      rows.emplace_back(static_cast<uintptr_t>(a.q_begin),
+                        static_cast<uintptr_t>(a.q_begin + a.n_q));
+  }
+  need_disjoint(op, "two sequences' query rows", std::move(rows));
+}
+
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
   need_tensor(op, "input", a, 0, false);
   need_tensor(op, "output", b, 0, false);

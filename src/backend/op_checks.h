@@ -20,6 +20,11 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
 void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                           std::span<const int32_t> q_positions, const KvRowQuant& kv_quant,
                           const Tensor& out);
+// Pages of one dtype (u8 when kv_quant is enabled), positive page_tokens and
+// n_kv_heads, every sequence's pages inside kv.pages, query rows disjoint.
+void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
+                           std::span<const int32_t> q_positions, const KvRowQuant& kv_quant,
+                           const Tensor& out);
 // Same shape, f32, contiguous, one device: the elementwise and row-wise ops.
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
 void check_f32(const char* op, const Tensor& x);

@@ -24,6 +24,9 @@ struct OpTable {
   void (*attention_seqs)(const Tensor& q, std::span<const AttentionSeq> seqs,
                          std::span<const int32_t> q_positions, const AttentionParams& p,
                          Tensor& out) = nullptr;
+  void (*attention_pages)(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
+                          std::span<const int32_t> q_positions, const AttentionParams& p,
+                          Tensor& out) = nullptr;
   void (*gated_activation)(const Tensor& gate, const Tensor& up, Activation act,
                            Tensor& out) = nullptr;
   void (*add)(const Tensor& a, const Tensor& b, Tensor& y) = nullptr;

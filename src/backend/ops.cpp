@@ -49,6 +49,12 @@ void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
   op_table(out.device().kind).attention_seqs(q, seqs, q_positions, p, out);
 }
 
+void attention_pages(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
+                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out) {
+  check_attention_pages(q, kv, seqs, q_positions, p.kv_quant, out);
+  op_table(out.device().kind).attention_pages(q, kv, seqs, q_positions, p, out);
+}
+
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {
   check_same_f32("gated_activation", gate, up);
   check_same_f32("gated_activation", gate, out);

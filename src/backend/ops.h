@@ -85,6 +85,9 @@ struct AttentionSeq {
   const Tensor* k = nullptr;
   const Tensor* v = nullptr;  // k's shape and dtype
   int64_t q_begin = 0, n_q = 0, n_kv = 0;
+  // attention_pages only (k and v unused): its pages are entries
+  // [page_begin, page_begin + ceil(n_kv / page_tokens)) of KvPages::pages.
+  int64_t page_begin = 0;
 };
 
 // attention() for many sequences in one call (one launch on a GPU): each query
@@ -94,6 +97,25 @@ struct AttentionSeq {
 // sequences' query rows do not overlap; rows of out no sequence owns are not written.
 void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out);
+
+// K/V rows held in pages (the paged KV state's layout, kv/page_layout.h): key j
+// of a sequence is row j % page_tokens of its page j / page_tokens; a page's
+// pointer plus k_offset (v_offset) bytes starts its K (V) block of one layer,
+// [page_tokens, n_kv_heads, head_dim] of dtype (f32, bf16 or f16), or u8
+// [page_tokens, n_kv_heads, row_bytes] when AttentionParams::kv_quant is enabled.
+// A null page is one released out of a sliding window: never read.
+struct KvPages {
+  std::span<const void* const> pages;  // host array of pointers into memory of the op's device
+  size_t k_offset = 0, v_offset = 0;
+  int64_t page_tokens = 0;
+  int64_t n_kv_heads = 0;
+  DType dtype = DType::kF32;
+};
+
+// attention_seqs over paged K/V: every row's bits equal attention_seqs' over
+// the same rows held contiguously (the page size never changes a result).
+void attention_pages(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
+                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out);
 
 enum class Activation : uint8_t { kSilu, kGeluTanh };
 

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "backend/cpu/fast/fast.h"
+#include "backend/cpu/kv_pages.h"
 #include "backend/cpu/kv_rows.h"
 #include "backend/cpu/reference/reference.h"
 #include "core/error.h"
@@ -68,6 +69,7 @@ const OpTable& reference_table() {
     t.rope = ref::rope;
     t.attention = ref::attention;
     t.attention_seqs = ref::attention_seqs;
+    t.attention_pages = cpu::attention_pages;  // one gather for both tables
     t.gated_activation = ref::gated_activation;
     t.add = ref::add;
     t.scale = ref::scale;

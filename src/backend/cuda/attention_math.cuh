@@ -45,7 +45,25 @@ struct Params {
   int group_size, row_bytes;  // quantized K/V rows (attention_quant.cuh) only
   float scale, softcap;
   int window;
+  // Paged K/V (ops::KvPages) when non-null, k and v then unused: key j's rows
+  // start at pages[j / page_tokens] + k_off (v_off) + (j % page_tokens) * token
+  // bytes. A null page (released out of a window) reads as zeros.
+  const uint8_t* const* pages;
+  int64_t k_off, v_off;
+  int page_tokens;
 };
+
+// The start of key `key`'s row (all KV heads; token_bytes each) in K (is_v
+// false) or V, or null for a key in a released page.
+__device__ __forceinline__ const uint8_t* key_row(const Params& p, bool is_v, int key,
+                                                  int64_t token_bytes) {
+  if (p.pages == nullptr)
+    return static_cast<const uint8_t*>(is_v ? p.v : p.k) + static_cast<int64_t>(key) * token_bytes;
+  const uint8_t* page = p.pages[key / p.page_tokens];
+  if (page == nullptr) return nullptr;
+  return page + (is_v ? p.v_off : p.k_off) +
+         static_cast<int64_t>(key % p.page_tokens) * token_bytes;
+}
 
 // The online-softmax state of one row: lane l holds acc for dims l + 32 i,
 // i < S (S = head_dim / 32 rounded up to 1, 2, 4 or 8).

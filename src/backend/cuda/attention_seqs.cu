@@ -21,9 +21,10 @@ namespace {
 
 // One sequence with queries, as the kernels see it.
 struct SeqEntry {
-  const void* k;  // [>= n_kv, n_kv_heads, head_dim]
+  const void* k;  // [>= n_kv, n_kv_heads, head_dim]; null when paged
   const void* v;
-  int64_t q_begin;    // its first row of q and out
+  int64_t page_begin;  // paged: its first entry of the page table
+  int64_t q_begin;     // its first row of q and out
   int64_t ws_offset;  // floats into the workspace: its part_ml, then its part_acc
   int32_t n_q, n_kv;
   int32_t split_begin, fused_begin, combine_begin;  // its first block in each grid
@@ -57,6 +58,7 @@ __device__ __forceinline__ Params seq_params(const Params& base, const SeqEntry&
   const int64_t row0 = e.q_begin * base.n_heads * base.head_dim;
   p.q = base.q + row0, p.out = base.out + row0, p.q_pos = base.q_pos + e.q_begin;
   p.k = e.k, p.v = e.v, p.n_q = e.n_q, p.n_kv = e.n_kv, p.vec_loads = e.vec_loads != 0;
+  if (base.pages) p.pages = base.pages + e.page_begin;
   p.n_splits = (e.n_kv + kSplitKeys - 1) / kSplitKeys;
   if (base.part_ml) {
     p.part_ml = base.part_ml + e.ws_offset;
@@ -105,18 +107,34 @@ struct Plan {
   bool split_path = false;
 };
 
-Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool quantized) {
+// 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
+bool vec_ok(const Params& base, size_t esize, std::span<const void* const> starts) {
+  if ((base.head_dim * esize) % 16 != 0) return false;
+  for (const void* s : starts)
+    if (reinterpret_cast<uintptr_t>(s) % 16 != 0) return false;
+  return true;
+}
+
+// pages: the paged call's page table (host), else empty.
+Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool quantized,
+              size_t esize, std::span<const void* const> pages) {
   Plan plan;
-  const size_t esize = seqs.front().k->dtype() == DType::kF32 ? 4 : 2;
+  const bool paged_vec =
+      !pages.empty() && !quantized && base.k_off % 16 == 0 && base.v_off % 16 == 0 &&
+      vec_ok(base, esize, pages);
   for (const ops::AttentionSeq& s : seqs) {
     if (s.n_q == 0) continue;
     SeqEntry e{};
-    e.k = s.k->raw(), e.v = s.v->raw();
+    if (pages.empty()) {
+      e.k = s.k->raw(), e.v = s.v->raw();
+      const void* starts[2] = {e.k, e.v};
+      e.vec_loads = !quantized && vec_ok(base, esize, starts);
+    } else {
+      e.page_begin = s.page_begin;
+      e.vec_loads = paged_vec;
+    }
     e.q_begin = s.q_begin, e.ws_offset = plan.ws_floats;
     e.n_q = static_cast<int32_t>(s.n_q), e.n_kv = static_cast<int32_t>(s.n_kv);
-    e.vec_loads = !quantized && (base.head_dim * esize) % 16 == 0 &&
-                  reinterpret_cast<uintptr_t>(e.k) % 16 == 0 &&
-                  reinterpret_cast<uintptr_t>(e.v) % 16 == 0;
     e.split_begin = static_cast<int32_t>(plan.split_blocks);
     e.fused_begin = static_cast<int32_t>(plan.fused_blocks);
     e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
@@ -177,38 +195,42 @@ void launch_dtype(const Params& base, const Plan& plan, const SeqEntry* table) {
 }  // namespace
 }  // namespace attn
 
-void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
-                    std::span<const int32_t> q_positions, const ops::AttentionParams& ap,
-                    Tensor& out) {
+namespace {
+
+// What both entries share: base's q/out/shape fields from q and ap; n_kv_heads given.
+attn::Params base_params(const Tensor& q, const ops::AttentionParams& ap, int64_t n_kv_heads,
+                         const char* op) {
   using namespace attn;
-  if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0) return;
   Params base{};
   base.n_heads = static_cast<int>(q.dim(1)), base.head_dim = static_cast<int>(q.dim(2));
-  base.n_kv_heads = static_cast<int>(seqs.front().k->dim(1));
+  base.n_kv_heads = static_cast<int>(n_kv_heads);
   if (base.head_dim > kMaxHeadDim)
-    unsupported("attention_seqs", "head_dim " + std::to_string(base.head_dim) + " > 256");
+    unsupported(op, "head_dim " + std::to_string(base.head_dim) + " > 256");
   base.group = base.n_heads / base.n_kv_heads;
   base.stride = smem_stride(base.head_dim);
   base.scale = ap.scale, base.softcap = ap.softcap, base.window = ap.window;
-  base.q = q.data<float>(), base.out = out.data<float>();
-  const bool quantized = ap.kv_quant.enabled();
-  if (quantized) {
+  base.q = q.data<float>();
+  if (ap.kv_quant.enabled()) {
     base.group_size = ap.kv_quant.group_size;
     base.row_bytes = static_cast<int>(ap.kv_quant.row_bytes(base.head_dim));
   }
-  const Plan plan = plan_for(base, seqs, quantized);
-  if (plan.seqs.empty()) return;
+  return base;
+}
 
+// Uploads the tables and launches the kernels of K/V dtype `dtype`.
+void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_positions,
+         const ops::AttentionParams& ap, DType dtype, const char* op) {
+  using namespace attn;
   std::lock_guard<std::mutex> lock(workspace().mutex);
   base.q_pos = upload(q_positions);
   const SeqEntry* table = upload(std::span<const SeqEntry>(plan.seqs));
   if (plan.split_path)
     base.part_ml = static_cast<float*>(
         workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));
-  if (quantized)
+  if (ap.kv_quant.enabled())
     return ap.kv_quant.bits == 8 ? launch_dtype<Q8Rows>(base, plan, table)
                                  : launch_dtype<Q4Rows>(base, plan, table);
-  switch (seqs.front().k->dtype()) {
+  switch (dtype) {
     case DType::kF32:
       return launch_dtype<float>(base, plan, table);
     case DType::kBF16:
@@ -216,8 +238,45 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
     case DType::kF16:
       return launch_dtype<__half>(base, plan, table);
     default:
-      unsupported("attention_seqs", "K/V dtype");
+      unsupported(op, "K/V dtype");
   }
+}
+
+size_t element_bytes(DType dtype) {
+  return dtype == DType::kF32 ? 4 : 2;
+}
+
+}  // namespace
+
+void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
+                    std::span<const int32_t> q_positions, const ops::AttentionParams& ap,
+                    Tensor& out) {
+  if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0) return;
+  attn::Params base = base_params(q, ap, seqs.front().k->dim(1), "attention_seqs");
+  base.out = out.data<float>();
+  const DType dtype = seqs.front().k->dtype();
+  const attn::Plan plan =
+      attn::plan_for(base, seqs, ap.kv_quant.enabled(), element_bytes(dtype), {});
+  if (plan.seqs.empty()) return;
+  run(base, plan, q_positions, ap, dtype, "attention_seqs");
+}
+
+void attention_pages(const Tensor& q, const ops::KvPages& kv,
+                     std::span<const ops::AttentionSeq> seqs,
+                     std::span<const int32_t> q_positions, const ops::AttentionParams& ap,
+                     Tensor& out) {
+  if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0 || kv.pages.empty()) return;
+  attn::Params base = base_params(q, ap, kv.n_kv_heads, "attention_pages");
+  base.out = out.data<float>();
+  base.k_off = static_cast<int64_t>(kv.k_offset), base.v_off = static_cast<int64_t>(kv.v_offset);
+  base.page_tokens = static_cast<int>(kv.page_tokens);
+  const attn::Plan plan =
+      attn::plan_for(base, seqs, ap.kv_quant.enabled(), element_bytes(kv.dtype), kv.pages);
+  if (plan.seqs.empty()) return;
+  // The page table goes up with the call's other tables (a decode step's is the
+  // same for every layer of a group, so small ones are served from the ring).
+  base.pages = static_cast<const uint8_t* const*>(upload(kv.pages.data(), kv.pages.size_bytes()));
+  run(base, plan, q_positions, ap, kv.dtype, "attention_pages");
 }
 
 }  // namespace cairn::cuda

@@ -88,16 +88,17 @@ __device__ __forceinline__ void issue_loads(const Params& p, int kvh, int key0, 
                                             TileLoads& r) {
   constexpr int kVec = 16 / sizeof(T);
   const int per_row = p.head_dim / kVec, total = kKeyBlock * per_row;
-  const int64_t row_stride = static_cast<int64_t>(p.n_kv_heads) * p.head_dim;
-  const T* k = static_cast<const T*>(p.k) + static_cast<int64_t>(kvh) * p.head_dim;
-  const T* v = static_cast<const T*>(p.v) + static_cast<int64_t>(kvh) * p.head_dim;
+  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * p.head_dim * sizeof(T);
+  const int64_t head_off = static_cast<int64_t>(kvh) * p.head_dim;
 #pragma unroll
   for (int b = 0; b < kBatch; ++b) {
     const int idx = first + b * kThreads, j = idx / per_row, key = key0 + j;
-    const int64_t off = key * row_stride + (idx - j * per_row) * kVec;
     const bool in = idx < total && key < p.n_kv;
-    r.k[b] = in ? __ldg(reinterpret_cast<const uint4*>(k + off)) : make_uint4(0, 0, 0, 0);
-    r.v[b] = in ? __ldg(reinterpret_cast<const uint4*>(v + off)) : make_uint4(0, 0, 0, 0);
+    const T* k = in ? reinterpret_cast<const T*>(key_row(p, false, key, token_bytes)) : nullptr;
+    const T* v = in ? reinterpret_cast<const T*>(key_row(p, true, key, token_bytes)) : nullptr;
+    const int64_t off = head_off + (idx - j * per_row) * kVec;
+    r.k[b] = k ? __ldg(reinterpret_cast<const uint4*>(k + off)) : make_uint4(0, 0, 0, 0);
+    r.v[b] = v ? __ldg(reinterpret_cast<const uint4*>(v + off)) : make_uint4(0, 0, 0, 0);
   }
 }
 
@@ -130,14 +131,15 @@ __device__ void load_key_block_full(const Params& p, float* k_s, float* v_s, int
     }
     return;
   }
-  const int64_t row_stride = static_cast<int64_t>(p.n_kv_heads) * hd;
-  const T* k = static_cast<const T*>(p.k) + static_cast<int64_t>(kvh) * hd;
-  const T* v = static_cast<const T*>(p.v) + static_cast<int64_t>(kvh) * hd;
+  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * hd * sizeof(T);
   for (int idx = threadIdx.x; idx < kKeyBlock * hd; idx += kThreads) {
     const int j = idx / hd, c = idx - j * hd, key = key0 + j;
     const bool in = key < p.n_kv;
-    k_s[j * p.stride + c] = in ? to_f32(k[key * row_stride + c]) : 0.0f;
-    v_s[j * p.stride + c] = in ? to_f32(v[key * row_stride + c]) : 0.0f;
+    const T* k = in ? reinterpret_cast<const T*>(key_row(p, false, key, token_bytes)) : nullptr;
+    const T* v = in ? reinterpret_cast<const T*>(key_row(p, true, key, token_bytes)) : nullptr;
+    const int64_t off = static_cast<int64_t>(kvh) * hd + c;
+    k_s[j * p.stride + c] = k ? to_f32(k[off]) : 0.0f;
+    v_s[j * p.stride + c] = v ? to_f32(v[off]) : 0.0f;
   }
 }
 

@@ -25,6 +25,7 @@ void register_cuda_ops() {
   t.rope = &rope;
   t.attention = &attention;
   t.attention_seqs = &attention_seqs;
+  t.attention_pages = &attention_pages;
   t.gated_activation = &gated_activation;
   t.add = &add;
   t.scale = &scale;
