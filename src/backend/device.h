@@ -36,6 +36,8 @@ class DeviceBackend {
   // on a device with asynchronous streams; synchronize() waits for it.
   virtual void copy(const Tensor& src, Tensor& dst, StreamId stream = 0) = 0;
   virtual void synchronize(StreamId stream = 0) = 0;
+  // Sets every byte of contiguous t (on this device) to 0, ordered like copy().
+  virtual void zero(Tensor& t, StreamId stream = 0) = 0;
 
   // Fills t (contiguous f32/bf16/f16 on this device) with values uniform in
   // [lo, hi): element i gets uniform_at(seed, i) (below), rounded to t's dtype,

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "backend/cpu/machine_limits.h"
+#include "backend/device_limits.h"
 #include "cli/bench_device.h"
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
@@ -144,15 +145,19 @@ void run_ssd_restore(const BenchFlags& f) {
   run_restore_bench(*model, engine_options(f.engine, model->config().path), r);
 }
 
+// On the device --device names (the CPU by default); bandwidth is that device's.
 void run_load_bench(const BenchFlags& f) {
-  const double bandwidth = ops::cpu::measure_memory_bandwidth_gbs();
-  fmt::print("memory bandwidth (copy, read + write): {:.2f} GB/s\n", bandwidth);
   std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
-  place_model(model, "cpu", f.engine.tensor_parallel);
+  place_model(model, f.device, f.engine.tensor_parallel);
+  const Device d = model->device();
+  const double bandwidth = d.kind == DeviceKind::kCpu ? ops::cpu::measure_memory_bandwidth_gbs()
+                                                      : measure_device_limits(d).bandwidth_gbs;
+  fmt::print("{} memory bandwidth (copy, read + write): {:.2f} GB/s\n",
+             d.kind == DeviceKind::kCpu ? "host" : "device", bandwidth);
   if (f.engine.tensor_parallel > 1)
     fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
   const std::string& dir = model->config().path;
-  print_load_bench(*model, f.load_flags, engine_options(f.engine, dir), weight_file_bytes(dir),
+  print_load_bench(*model, f.load_flags, engine_options(f.engine, dir, d), weight_file_bytes(dir),
                    bandwidth);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "backend/device.h"
 #include "cli/device_flag.h"
 #include "core/error.h"
 #include "io/fingerprint.h"
@@ -76,7 +77,8 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
   cmd.add_option("--max-queue", o.max_queue, "requests waiting at most; more are refused (429)")
       ->capture_default_str();
   cmd.add_option("--kv-budget", f.kv_budget,
-                 "KV cache memory, e.g. 2GiB (auto: half the available memory, at most 8 GiB)")
+                 "KV cache memory, e.g. 2GiB (auto: half the available memory, at most 8 GiB; on a "
+                 "GPU 90% of its free memory less 1 GiB)")
       ->capture_default_str();
   cmd.add_option("--prefix-cache-bytes", f.prefix_cache_bytes,
                  "RAM prefix cache cap within the KV budget (0 = off)")
@@ -103,12 +105,24 @@ KvSettings kv_settings(const KvFlags& f, const std::string& model_path) {
   return kv;
 }
 
-EngineOptions engine_options(const EngineFlags& f, const std::string& model_path) {
+namespace {
+
+int64_t auto_kv_budget(Device device) {
+  if (device.kind == DeviceKind::kCpu) {
+    const int64_t avail = available_memory_bytes();
+    return avail > 0 ? std::min(avail / 2, int64_t{8} << 30) : int64_t{1} << 30;
+  }
+  const auto free = static_cast<int64_t>(device_backend(device.kind).free_bytes());
+  return std::max<int64_t>(free / 10 * 9 - (int64_t{1} << 30), int64_t{256} << 20);
+}
+
+}  // namespace
+
+EngineOptions engine_options(const EngineFlags& f, const std::string& model_path, Device device) {
   EngineOptions o = f.options;
   o.kv = kv_settings(f.kv, model_path);
   if (f.kv_budget == "auto") {
-    const int64_t avail = available_memory_bytes();
-    o.kv_budget_bytes = avail > 0 ? std::min(avail / 2, int64_t{8} << 30) : int64_t{1} << 30;
+    o.kv_budget_bytes = auto_kv_budget(device);
   } else {
     o.kv_budget_bytes = parse_bytes(f.kv_budget, "--kv-budget");
   }

@@ -33,9 +33,12 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f);
 
 // The KV settings for a loaded model (kv_config.json resolved beside it).
 KvSettings kv_settings(const KvFlags& f, const std::string& model_path);
-// Engine options for a loaded model: sizes parsed, the fingerprint of its files,
-// and --kv-budget auto = half the memory available now, at most 8 GiB.
-EngineOptions engine_options(const EngineFlags& f, const std::string& model_path);
+// Engine options for a loaded model placed on `device`: sizes parsed, the
+// fingerprint of its files, and --kv-budget auto = on the host half the memory
+// available now, at most 8 GiB; on a GPU 90% of its free memory (the weights
+// already there) less 1 GiB for activations and workspaces.
+EngineOptions engine_options(const EngineFlags& f, const std::string& model_path,
+                             Device device = Device::cpu());
 
 // "123", "64K", "512MiB", "2G", "1.5GiB" → bytes (K/M/G and KiB/MiB/GiB are
 // powers of 1024). Error(kInvalidArgument) naming `flag`.

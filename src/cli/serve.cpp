@@ -32,6 +32,7 @@ struct ServeFlags {
   double shutdown_timeout_s = 30;
   int threads = 0;
   EngineFlags engine;
+  std::string device = "auto";
   std::string max_body = "4MiB";
 };
 
@@ -98,8 +99,8 @@ void run_serve(ServeFlags& f) {
   fmt::print("cairn serve: listening on http://{}:{}\n", f.http.host, port);
   std::fflush(stdout);
   LoadedModel m = load_for_cli(f.model);
-  place_model(m.model, "cpu", f.engine.tensor_parallel);  // the engine runs on the host
-  EngineOptions options = engine_options(f.engine, m.path);
+  place_model(m.model, f.device, f.engine.tensor_parallel);
+  EngineOptions options = engine_options(f.engine, m.path, m.model->device());
   Engine engine(*m.model, m.tokenizer.get(), options);
   ChatPrompter prompter(*m.tokenizer);
   std::string name = std::filesystem::path(m.path).lexically_normal().filename().string();
@@ -147,6 +148,7 @@ void register_serve(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_engine_flags(*cmd, f->engine);
+  add_device_flag(*cmd, f->device);
   cmd->callback([f] { run_serve(*f); });
 }
 

@@ -22,6 +22,11 @@ class HostStorage final : public Storage {
   ~HostStorage() override { std::free(data()); }
 };
 
+class BorrowedStorage final : public Storage {
+ public:
+  BorrowedStorage(void* data, size_t size_bytes) : Storage(data, size_bytes, Device::cpu()) {}
+};
+
 class MappedStorage final : public Storage {
  public:
   MappedStorage(std::shared_ptr<MappedFile> file, size_t offset, size_t size_bytes)
@@ -40,6 +45,10 @@ std::shared_ptr<Storage> allocate_host(size_t size_bytes) {
   void* p = std::aligned_alloc(kHostAlignment, rounded);
   if (p == nullptr) fail(ErrorCode::kOutOfMemory, "host allocation of {} bytes failed", size_bytes);
   return std::make_shared<HostStorage>(p, size_bytes);
+}
+
+std::shared_ptr<Storage> borrow_host(void* data, size_t size_bytes) {
+  return std::make_shared<BorrowedStorage>(data, size_bytes);
 }
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {

@@ -41,6 +41,10 @@ class Storage {
 // Host memory aligned to 64 bytes (a cache line; enough for AVX-512 loads).
 std::shared_ptr<Storage> allocate_host(size_t size_bytes);
 
+// Storage over host memory the caller owns and keeps alive while the storage
+// (and every tensor viewing it) is used: a transfer's source or destination.
+std::shared_ptr<Storage> borrow_host(void* data, size_t size_bytes);
+
 // A read-only memory map of a whole file. Throws Error(kIo) naming the path.
 class MappedFile {
  public:

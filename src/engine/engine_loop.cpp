@@ -37,9 +37,11 @@ std::string scheme_of(const Model& m, const EngineOptions& o) {
 
 // Each shard's pool gets an equal part of --kv-budget (and the prefix cache,
 // which counts one shard's bytes, of its cap).
+// Pages live where the model computes (host memory, or the GPU's).
 PagedKvState make_kv(const Model& m, const EngineOptions& o) {
-  return PagedKvState(m.kv_shard_configs(),
-                      paged_kv_options(m.config(), o.kv, o.kv_budget_bytes / n_kv_shards(m)));
+  PagedKvOptions ko = paged_kv_options(m.config(), o.kv, o.kv_budget_bytes / n_kv_shards(m));
+  ko.device = m.device();
+  return PagedKvState(m.kv_shard_configs(), ko);
 }
 
 uint64_t engine_chosen_seed() {

@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "core/error.h"
-#include "kv/device_cache.h"
 #include "kv/paged_kv.h"
 #include "model/config.h"
 #include "model/tp/sharded_kv.h"
@@ -46,29 +45,20 @@ void step(Model& model, KvView& cache, const std::vector<int32_t>& ids, int64_t 
   model.forward(batch, cache, logits);
 }
 
-// On the CPU the paged state (pages taken only as the sequence grows); on a GPU,
-// the device cache in the paged options' full-precision dtype, or in their one
-// affine format from position 0 (device_row_format: per-layer and bf16-first
-// schemes are CPU-only for now). `cfg`: the model's config, or one KV shard's.
-std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const KvSettings& kv,
-                                  int64_t limit) {
+// The paged state, its pages where the model computes (taken only as the
+// sequence grows). `cfg`: the model's config, or one KV shard's.
+std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const KvSettings& kv) {
   PagedKvOptions o = paged_kv_options(cfg, kv, int64_t{1} << 50);  // checks the settings
-  if (device.kind == DeviceKind::kCpu) return std::make_unique<PagedKvState>(cfg, o);
-  const ops::KvRowQuant quant = device_row_format(o.quant);
-  KvStore store = o.full_store.value_or(KvStore::kBF16);
-  DType dtype = store == KvStore::kF32   ? DType::kF32
-                : store == KvStore::kF16 ? DType::kF16
-                                         : DType::kBF16;
-  return std::make_unique<DeviceKvCache>(cfg, device, dtype, 1, limit, quant);
+  o.device = device;
+  return std::make_unique<PagedKvState>(cfg, o);
 }
 
 // One cache, or one per KV shard of a tensor-parallel model (each with its rank's heads).
-std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv,
-                                              int64_t limit) {
+std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv) {
   std::vector<ModelConfig> shards = model.kv_shard_configs();
-  if (shards.size() == 1) return cache_for(shards[0], model.device(), kv, limit);
+  if (shards.size() == 1) return cache_for(shards[0], model.device(), kv);
   std::vector<std::unique_ptr<KvView>> views;
-  for (const ModelConfig& c : shards) views.push_back(cache_for(c, model.device(), kv, limit));
+  for (const ModelConfig& c : shards) views.push_back(cache_for(c, model.device(), kv));
   return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 
@@ -81,7 +71,7 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   std::vector<int32_t> ids = request.prompt_ids;
   int64_t n_prompt = static_cast<int64_t>(ids.size());
   int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
-  std::unique_ptr<KvView> kv = single_sequence_cache(model, request.kv, limit);
+  std::unique_ptr<KvView> kv = single_sequence_cache(model, request.kv);
   KvView& cache = *kv;
   Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
   GenerateResult result;

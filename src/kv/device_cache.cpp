@@ -175,25 +175,4 @@ void DeviceKvCache::append_and_attend(int il, const ForwardBatch& batch, const T
           after[i];
 }
 
-ops::KvRowQuant device_row_format(const KvQuantScheme& scheme) {
-  if (!scheme.enabled()) return {};
-  const LayerFormat& f0 = scheme.layers.front();
-  for (size_t il = 1; il < scheme.layers.size(); ++il)
-    if (!(scheme.layers[il] == f0))
-      fail(ErrorCode::kUnsupported,
-           "quantized KV on the GPU takes one format in every layer (--kv-bits and "
-           "--kv-group-size); this scheme has {} in layer 0 and {} in layer {}: per-layer "
-           "schemes (--kv-config) run on the CPU only",
-           f0.name(), scheme.layers[il].name(), il);
-  if (!f0.quantized())
-    fail(ErrorCode::kUnsupported, "quantized KV on the GPU: this scheme quantizes no layer ({})",
-         f0.name());
-  if (scheme.quant_start != 0)
-    fail(ErrorCode::kUnsupported,
-         "quantized KV on the GPU is quantized from the first position (--kv-quant-start 0); "
-         "bf16-first (--kv-quant-start {}) runs on the CPU only",
-         scheme.quant_start);
-  return {f0.bits, f0.group_size};
-}
-
 }  // namespace cairn

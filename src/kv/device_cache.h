@@ -71,10 +71,4 @@ class DeviceKvCache final : public KvView {
   std::vector<Slot> slots_;
 };
 
-// The row format a DeviceKvCache takes for a paged scheme: none when the scheme
-// is disabled, else its one affine format. Error(kUnsupported), saying what the
-// device cache supports, when layers differ (a per-layer kv_config) or
-// quant_start is not 0 (bf16-first).
-ops::KvRowQuant device_row_format(const KvQuantScheme& scheme);
-
 }  // namespace cairn

@@ -1,13 +1,14 @@
 #include "kv/page_pool.h"
 
 #include <cstring>
-#include <new>
 
+#include "backend/device.h"
 #include "core/error.h"
 
 namespace cairn {
 
-PagePool::PagePool(int64_t budget_bytes) : budget_bytes_(budget_bytes) {
+PagePool::PagePool(int64_t budget_bytes, Device device)
+    : budget_bytes_(budget_bytes), device_(device) {
   if (budget_bytes <= 0)
     fail(ErrorCode::kInvalidArgument, "KV budget {} bytes must be > 0", budget_bytes);
 }
@@ -53,9 +54,7 @@ std::vector<int32_t> PagePool::allocate(int32_t arena, int64_t n) {
   for (int32_t id : ids) {
     auto& m = a.mem[static_cast<size_t>(id)];
     CAIRN_CHECK(!m, "free page {} still holds memory", id);
-    const auto bytes = static_cast<size_t>(a.page_bytes);
-    m.reset(static_cast<uint8_t*>(::operator new[](bytes, std::align_val_t(64))));
-    std::memset(m.get(), 0, bytes);
+    m = new_page(a.page_bytes);
     used_bytes_ += a.page_bytes;
   }
   return ids;
@@ -72,16 +71,73 @@ int32_t PagePool::ref_count(int32_t arena, int32_t page) const {
   return arena_at(arena).meta.ref_count(page);
 }
 
-uint8_t* PagePool::data(int32_t arena, int32_t page) {
-  Arena& a = arena_at(arena);
+std::shared_ptr<Storage> PagePool::new_page(int64_t bytes) const {
+  const auto n = static_cast<size_t>(bytes);
+  if (on_host()) {
+    std::shared_ptr<Storage> m = allocate_host(n);
+    std::memset(m->data(), 0, n);
+    return m;
+  }
+  DeviceBackend& dev = device_backend(device_.kind);
+  std::shared_ptr<Storage> m = dev.allocate(n);
+  Tensor t = Tensor::view_of(m, 0, {bytes}, DType::kU8);
+  dev.zero(t);
+  return m;
+}
+
+const std::shared_ptr<Storage>& PagePool::live(int32_t arena, int32_t page) const {
+  const Arena& a = arena_at(arena);
   CAIRN_CHECK(a.meta.ref_count(page) > 0, "data of free page {}", page);
-  return a.mem[static_cast<size_t>(page)].get();
+  return a.mem[static_cast<size_t>(page)];
+}
+
+uint8_t* PagePool::data(int32_t arena, int32_t page) {
+  return static_cast<uint8_t*>(live(arena, page)->data());
 }
 
 const uint8_t* PagePool::data(int32_t arena, int32_t page) const {
-  const Arena& a = arena_at(arena);
-  CAIRN_CHECK(a.meta.ref_count(page) > 0, "data of free page {}", page);
-  return a.mem[static_cast<size_t>(page)].get();
+  return static_cast<const uint8_t*>(live(arena, page)->data());
+}
+
+Tensor PagePool::view(int32_t arena, int32_t page, size_t offset, const Shape& shape,
+                      DType dtype) const {
+  return Tensor::view_of(live(arena, page), offset, shape, dtype);
+}
+
+void PagePool::copy_page(int32_t arena, int32_t from, int32_t to) {
+  const int64_t n = page_bytes(arena);
+  Tensor dst = view(arena, to, 0, {n}, DType::kU8);
+  device_backend(device_.kind).copy(view(arena, from, 0, {n}, DType::kU8), dst);
+}
+
+void PagePool::read(int32_t arena, int32_t page, std::span<uint8_t> out) const {
+  const int64_t n = page_bytes(arena);
+  CAIRN_CHECK(out.size() == static_cast<size_t>(n), "read of {} bytes from a {}-byte page",
+              out.size(), n);
+  if (on_host()) {
+    std::memcpy(out.data(), data(arena, page), out.size());
+    return;
+  }
+  Tensor dst = Tensor::view_of(borrow_host(out.data(), out.size()), 0, {n}, DType::kU8);
+  DeviceBackend& dev = device_backend(device_.kind);
+  dev.copy(view(arena, page, 0, {n}, DType::kU8), dst);
+  dev.synchronize();
+}
+
+void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes) {
+  const int64_t n = page_bytes(arena);
+  CAIRN_CHECK(bytes.size() == static_cast<size_t>(n), "write of {} bytes to a {}-byte page",
+              bytes.size(), n);
+  if (on_host()) {
+    std::memcpy(data(arena, page), bytes.data(), bytes.size());
+    return;
+  }
+  const Tensor src = Tensor::view_of(
+      borrow_host(const_cast<uint8_t*>(bytes.data()), bytes.size()), 0, {n}, DType::kU8);
+  Tensor dst = view(arena, page, 0, {n}, DType::kU8);
+  DeviceBackend& dev = device_backend(device_.kind);
+  dev.copy(src, dst);
+  dev.synchronize();  // the caller's bytes may go once this returns
 }
 
 void PagePool::follow(const PagePool& lead) {
@@ -100,11 +156,7 @@ void PagePool::follow(const PagePool& lead) {
         mem.reset();
         continue;
       }
-      if (!mem) {
-        const auto bytes = static_cast<size_t>(a.page_bytes);
-        mem.reset(static_cast<uint8_t*>(::operator new[](bytes, std::align_val_t(64))));
-        std::memset(mem.get(), 0, bytes);
-      }
+      if (!mem) mem = new_page(a.page_bytes);
       used_bytes_ += a.page_bytes;
     }
   }

@@ -4,20 +4,28 @@
 // reference is released, so the budget counts exactly the live pages and a
 // 4-bit page, being ~3.5x smaller than a bf16 one, really leaves room for
 // ~3.5x more tokens. Pages are zero-filled when allocated, 64-byte aligned.
-#pragma once
+//
+// Pages live on the pool's device: host memory, or device memory of a GPU
+// backend (each page its own stream-ordered allocation). data() is then a
+// device address; page bytes move through copy_page, read and write, which
+// work on either.
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "kv/page_meta.h"
 
 namespace cairn {
 
 class PagePool {
  public:
-  explicit PagePool(int64_t budget_bytes);
+  explicit PagePool(int64_t budget_bytes, Device device = Device::cpu());
+  Device device() const { return device_; }
+  bool on_host() const { return device_.kind == DeviceKind::kCpu; }
 
   // Adds an arena of pages of page_bytes; returns its id. `name` is for messages.
   int32_t add_arena(int64_t page_bytes, std::string name);
@@ -41,8 +49,16 @@ class PagePool {
   void release(int32_t arena, int32_t page);
   int32_t ref_count(int32_t arena, int32_t page) const;
 
+  // The page's first byte (a device address when the pool is not on the host).
   uint8_t* data(int32_t arena, int32_t page);
   const uint8_t* data(int32_t arena, int32_t page) const;
+  // A view of bytes [offset, offset + shape's bytes) of a live page.
+  Tensor view(int32_t arena, int32_t page, size_t offset, const Shape& shape, DType dtype) const;
+  // Page `to` := page `from` (same arena), ordered on the device's stream.
+  void copy_page(int32_t arena, int32_t from, int32_t to);
+  // A page's bytes to or from host memory [page_bytes(arena)]; read waits for the copy.
+  void read(int32_t arena, int32_t page, std::span<uint8_t> out) const;
+  void write(int32_t arena, int32_t page, std::span<const uint8_t> bytes);
   PageMeta& meta(int32_t arena) { return arena_at(arena).meta; }
   const PageMeta& meta(int32_t arena) const { return arena_at(arena).meta; }
 
@@ -53,20 +69,19 @@ class PagePool {
   void follow(const PagePool& lead);
 
  private:
-  struct AlignedDelete {
-    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
-  };
   struct Arena {
     int64_t page_bytes = 0;
     std::string name;
     PageMeta meta;
-    std::vector<std::unique_ptr<uint8_t[], AlignedDelete>>
-        mem;  // [meta.n_pages()], null while free
+    std::vector<std::shared_ptr<Storage>> mem;  // [meta.n_pages()], null while free
   };
   Arena& arena_at(int32_t a);
   const Arena& arena_at(int32_t a) const;
+  const std::shared_ptr<Storage>& live(int32_t arena, int32_t page) const;
+  std::shared_ptr<Storage> new_page(int64_t bytes) const;  // zeroed
 
   int64_t budget_bytes_;
+  Device device_;
   int64_t used_bytes_ = 0;
   std::vector<Arena> arenas_;
 };

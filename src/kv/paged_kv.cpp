@@ -14,7 +14,7 @@ PagedKvState::PagedKvState(const ModelConfig& config, const PagedKvOptions& o)
       page_tokens_(o.page_tokens),
       rollback_tokens_(o.rollback_tokens),
       quant_(o.quant),
-      pool_(o.budget_bytes) {
+      pool_(o.budget_bytes, o.device) {
   if (page_tokens_ <= 0)
     fail(ErrorCode::kInvalidArgument, "page_tokens {} must be > 0", page_tokens_);
   if (rollback_tokens_ < 0)
@@ -87,11 +87,21 @@ void PagedKvState::ensure_pages(Sequence& s, int g, int64_t begin, int64_t end) 
       gs.pages.push_back(pool_.allocate_one(a));
     } else if (pool_.ref_count(a, gs.pages[i]) > 1) {  // copy on write
       const int32_t copy = pool_.allocate_one(a);
-      std::memcpy(pool_.data(a, copy), pool_.data(a, gs.pages[i]),
-                  static_cast<size_t>(pool_.page_bytes(a)));
+      pool_.copy_page(a, gs.pages[i], copy);
       pool_.release(a, gs.pages[i]);
       gs.pages[i] = copy;
     }
+  }
+}
+
+void PagedKvState::check_positions(const Sequence& s, int il, const SeqSpan& span,
+                                   const ForwardBatch& b) const {
+  const int64_t len = s.n_layer[static_cast<size_t>(il)];
+  for (int64_t i = 0; i < span.n_tokens; ++i) {
+    const int32_t pos = b.positions[static_cast<size_t>(span.token_begin + i)];
+    if (pos != len + i)
+      fail(ErrorCode::kInvalidArgument, "KV slot {} expects position {}, the batch gives {}",
+           span.seq_slot, len + i, pos);
   }
 }
 
@@ -100,12 +110,7 @@ void PagedKvState::write_rows(Sequence& s, int il, const SeqSpan& span, const Fo
   const int g = group_of_[static_cast<size_t>(il)];
   const auto li = static_cast<size_t>(index_in_group_[static_cast<size_t>(il)]);
   int64_t& len = s.n_layer[static_cast<size_t>(il)];
-  for (int64_t i = 0; i < span.n_tokens; ++i) {
-    const int32_t pos = b.positions[static_cast<size_t>(span.token_begin + i)];
-    if (pos != len + i)
-      fail(ErrorCode::kInvalidArgument, "KV slot {} expects position {}, the batch gives {}",
-           span.seq_slot, len + i, pos);
-  }
+  check_positions(s, il, span, b);
   ensure_pages(s, g, len, len + span.n_tokens);
   const PageLayout& lay = layout(s, g);
   const int32_t a = arena(s, g);
@@ -163,18 +168,25 @@ void PagedKvState::append_and_attend(int il, const ForwardBatch& batch, const Te
               "contiguous f32 q/k/v/out expected, got k {}", k.describe());
   CAIRN_CHECK(k.dim(1) == config_.n_kv_heads && k.dim(2) == config_.head_dim, "k shape {}",
               k.describe());
-  const int g = group_of_[static_cast<size_t>(il)];
-  const bool last_of_group = groups_[static_cast<size_t>(g)].group.layers.back() == il;
+  if (!pool_.on_host()) return append_and_attend_device(il, batch, q, k, v, p, out);
   for (const SeqSpan& span : batch.spans) {
     if (span.n_tokens == 0) continue;
     Sequence& s = seq_for(span.seq_slot);
     write_rows(s, il, span, batch, k, v);
     attend(s, il, span, batch, q, p, out);
-    if (last_of_group) release_window(s, g);
-    if (il == config_.n_layers - 1) {
-      s.n_tokens = s.n_layer[static_cast<size_t>(il)];
-      if (quant_.enabled() && !s.quantized && s.n_tokens >= quant_.quant_start) convert(s);
-    }
+    after_layer(s, il);
+  }
+}
+
+// After layer il of a sequence's span: a sliding group past its window gives
+// pages back; after the model's last layer the sequence's length counts, and
+// one that reached quant_start converts.
+void PagedKvState::after_layer(Sequence& s, int il) {
+  const int g = group_of_[static_cast<size_t>(il)];
+  if (groups_[static_cast<size_t>(g)].group.layers.back() == il) release_window(s, g);
+  if (il == config_.n_layers - 1) {
+    s.n_tokens = s.n_layer[static_cast<size_t>(il)];
+    if (quant_.enabled() && !s.quantized && s.n_tokens >= quant_.quant_start) convert(s);
   }
 }
 

@@ -35,6 +35,9 @@ struct PagedKvOptions {
   int64_t rollback_tokens = 0;        // R: sliding groups keep R positions past the window
   std::optional<KvStore> full_store;  // full-precision store; default full_store_for(config)
   KvQuantScheme quant;                // disabled: the sequence stays full precision
+  // Where pages live: host memory, or a GPU's memory (q, k, v and out of the
+  // forward then on that GPU too; pages written and attended by its kernels).
+  Device device = Device::cpu();
 };
 
 // One page's bytes as held in the pool (valid until the state next mutates).
@@ -110,7 +113,7 @@ class PagedKvState final : public KvView {
   // Converts slot to its quantized formats now (what crossing quant_start does).
   void quantize_now(int32_t slot);
 
-  // Shard 0's pages.
+  // Shard 0's pages. Error(kUnsupported) for pages off the host.
   SequenceExport export_sequence(int32_t slot) const;
   // Fills empty slot from an export. Error(kInvalidArgument) when its page size,
   // groups or formats differ from this state's, or its pages do not fit;
@@ -146,7 +149,8 @@ class PagedKvState final : public KvView {
   // when it does not fit the budget; its bytes [page_bytes(arena)].
   int32_t group_arena(int g, bool quantized) const;
   int32_t allocate_page(int32_t arena);
-  uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }  // shard 0's
+  // Shard 0's page bytes; host pools only (a device address otherwise: use read_page).
+  uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }
   // After a forward that failed part way (a rank may have allocated what
   // another did not) and the freeing of its sequences: makes every shard's
   // page ids and free lists those of shard 0 again. Error(kInternal) when the
@@ -177,8 +181,21 @@ class PagedKvState final : public KvView {
   const PageLayout& layout(const Sequence& s, int g) const;
   int32_t arena(const Sequence& s, int g) const;
   void ensure_pages(Sequence& s, int g, int64_t begin, int64_t end);
+  void check_positions(const Sequence& s, int il, const SeqSpan& span, const ForwardBatch& b) const;
   void write_rows(Sequence& s, int il, const SeqSpan& span, const ForwardBatch& b, const Tensor& k,
                   const Tensor& v);
+  void after_layer(Sequence& s, int il);
+  // The forward on pages off the host (paged_kv_device.cpp): every span's rows
+  // written, then attended, in one or two calls per format (full, quantized).
+  void append_and_attend_device(int il, const ForwardBatch& batch, const Tensor& q,
+                                const Tensor& k, const Tensor& v, const ops::AttentionParams& p,
+                                Tensor& out);
+  struct DeviceCall;
+  void add_device_span(const Sequence& s, int il, const SeqSpan& span, int64_t len,
+                       const Tensor& k, const Tensor& v, DeviceCall& c) const;
+  void run_device_call(int il, bool quantized, DeviceCall& c, const ForwardBatch& batch,
+                       const Tensor& q, const ops::AttentionParams& p, Tensor& out) const;
+  void convert_page_device(const GroupInfo& gi, int32_t from, int32_t to);
   void attend(const Sequence& s, int il, const SeqSpan& span, const ForwardBatch& b,
               const Tensor& q, const ops::AttentionParams& p, Tensor& out) const;
   void release_window(Sequence& s, int g);

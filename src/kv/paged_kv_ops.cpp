@@ -100,6 +100,7 @@ void PagedKvState::quantize_now(int32_t slot) {
 
 // Re-encodes every row of page `from` (full layout) into page `to` (quantized layout).
 void PagedKvState::convert_page(const GroupInfo& gi, int32_t from, int32_t to) {
+  if (!pool_.on_host()) return convert_page_device(gi, from, to);
   const uint8_t* src = pool_.data(gi.full_arena, from);
   uint8_t* dst = pool_.data(gi.quant_arena, to);
   std::vector<float> row(static_cast<size_t>(config_.head_dim));
@@ -148,6 +149,8 @@ void PagedKvState::convert(Sequence& s) {
 }
 
 SequenceExport PagedKvState::export_sequence(int32_t slot) const {
+  if (!pool_.on_host())
+    fail(ErrorCode::kUnsupported, "KV export of pages off the host (read_page copies them)");
   const Sequence& s = seq_at(slot);
   SequenceExport e{page_tokens_, s.n_tokens, s.quantized, s.min_reusable, {}};
   for (size_t g = 0; g < groups_.size(); ++g) {
@@ -218,7 +221,7 @@ void PagedKvState::import_sequence(int32_t slot, const SequenceExport& e) {
       const auto i = static_cast<size_t>(p.first_token / page_tokens_);
       if (i >= n_pages || gs.pages[i] >= 0) continue;
       const int32_t id = pool_.allocate_one(arena(s, static_cast<int>(g)));
-      std::memcpy(pool_.data(arena(s, static_cast<int>(g)), id), p.bytes.data(), p.bytes.size());
+      pool_.write(arena(s, static_cast<int>(g)), id, p.bytes);
       gs.pages[i] = id;
     }
     size_t lead = 0;  // released pages lead; any other hole is a malformed export

@@ -44,18 +44,18 @@ void PagedKvState::read_page(int32_t arena, int32_t page, std::span<uint8_t> out
   const auto n = static_cast<size_t>(pool_.page_bytes(arena));
   CAIRN_CHECK(out.size() == n * static_cast<size_t>(n_shards()), "read_page into {} bytes",
               out.size());
-  std::memcpy(out.data(), pool_.data(arena, page), n);
+  pool_.read(arena, page, out.first(n));
   for (size_t r = 0; r < others_.size(); ++r)
-    std::memcpy(out.data() + (r + 1) * n, others_[r]->pool_.data(arena, page), n);
+    others_[r]->pool_.read(arena, page, out.subspan((r + 1) * n, n));
 }
 
 void PagedKvState::write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes) {
   const auto n = static_cast<size_t>(pool_.page_bytes(arena));
   CAIRN_CHECK(bytes.size() == n * static_cast<size_t>(n_shards()), "write_page of {} bytes",
               bytes.size());
-  std::memcpy(pool_.data(arena, page), bytes.data(), n);
+  pool_.write(arena, page, bytes.first(n));
   for (size_t r = 0; r < others_.size(); ++r)
-    std::memcpy(others_[r]->pool_.data(arena, page), bytes.data() + (r + 1) * n, n);
+    others_[r]->pool_.write(arena, page, bytes.subspan((r + 1) * n, n));
 }
 
 // Called once a failed step's sequences are freed: what is still held (the

@@ -27,7 +27,7 @@ if [ $# -ge 1 ]; then
 else
   scripts/build.sh cuda cairn gpu_tests || exit 1
   bin=$logs/bin && mkdir -p "$bin"
-  for t in cairn gpu_ops_test gpu_model_test gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
+  for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
 declare -A result
@@ -44,7 +44,12 @@ gtest() {  # name log binary args...: runs a gtest binary, records "passed/total
 if has checks; then
   gtest "op tests" ops.log "$bin/gpu_ops_test"
   gtest "model parity + determinism" models.log "$bin/gpu_model_test"
+  gtest "engine on the GPU" engine.log "$bin/gpu_engine_test"
   gtest "nccl (one GPU)" nccl.log "$bin/gpu_nccl_test"
+  timeout 300 tests/server/clients/gpu_serve.sh "$bin/cairn" \
+    "${CAIRN_SHARED_DIR:-../shared}/models/stories260K" >"$logs/serve.log" 2>&1
+  result["serve on the GPU"]="rc $?, $(grep -c '^ok' "$logs/serve.log") ok, $(grep -c '^FAIL' "$logs/serve.log") failed"
+  grep '^FAIL' "$logs/serve.log"
 fi
 if has micro; then
   timeout 200 "$bin/gpu_ops_test" --gtest_also_run_disabled_tests --gtest_filter='*Bench*' \

@@ -32,6 +32,11 @@ class CpuDevice final : public DeviceBackend {
     std::memmove(dst.raw(), src.raw(), src.nbytes());
   }
   void synchronize(StreamId) override {}
+  void zero(Tensor& t, StreamId) override {
+    if (!t.is_contiguous())
+      fail(ErrorCode::kInvalidArgument, "zero: {} must be contiguous", t.describe());
+    std::memset(t.raw(), 0, t.nbytes());
+  }
 
   void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) override {
     if (!dtype_is_float(t.dtype()) || !t.is_contiguous())

@@ -63,6 +63,11 @@ class CudaDevice final : public DeviceBackend {
     CAIRN_CUDA_CHECK(cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
   }
   void synchronize(StreamId s) override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(of(s))); }
+  void zero(Tensor& t, StreamId s) override {
+    if (!t.is_contiguous())
+      fail(ErrorCode::kInvalidArgument, "zero: {} must be contiguous", t.describe());
+    CAIRN_CUDA_CHECK(cudaMemsetAsync(t.raw(), 0, t.nbytes(), of(s)));
+  }
 
   void fill_uniform(Tensor& t, uint64_t seed, float lo, float hi) override {
     cuda::fill_uniform(t, seed, lo, hi);

@@ -3,7 +3,9 @@
 // lengths, (b) for prefill chunk sizes 1, 7, 64 and 2048, (c) with its prefix
 // from the cache and computed — on stories260K and on the llama, gemma2 (sliding
 // window, softcaps) and qwen3 fixtures, with full-precision and 8-bit KV, at one
-// rank and over 2 or 4 tensor-parallel ranks (engine_case.h).
+// rank and over 2 or 4 tensor-parallel ranks (engine_case.h). Built again with
+// CAIRN_ENGINE_ON_GPU (tests/gpu/models) for the same checks on a GPU, pages in
+// device memory.
 #include <gtest/gtest.h>
 
 #include "engine_case.h"
@@ -70,7 +72,11 @@ std::vector<EngineCase> all_cases() {
                                {"gemma2", fixture_dir("gemma2")},
                                {"qwen3", fixture_dir("qwen3")},
                                {"default_q8", kDefaultModelDir, 1, 8}};
+#ifdef CAIRN_ENGINE_ON_GPU
+  for (EngineCase& g : c) g.device = DeviceKind::kCuda;
+#else
   for (EngineCase& tp : tp_cases()) c.push_back(std::move(tp));
+#endif
   return c;
 }
 

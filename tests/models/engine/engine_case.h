@@ -1,6 +1,7 @@
-// One model case of the engine tests (a folder, a tensor-parallel size, a KV format) and the
-// fixture that runs requests through a real Engine on it: the determinism tests take it at one
-// rank and at several (determinism_test.cpp), the tensor-parallel tests add their own checks
+// One model case of the engine tests (a folder, a tensor-parallel size, a KV format, a device)
+// and the fixture that runs requests through a real Engine on it: the determinism tests take it
+// at one rank and at several (determinism_test.cpp), on the CPU and, in the gpu label's binary,
+// on a GPU with its pages in device memory; the tensor-parallel tests add their own checks
 // (tp_engine_test.cpp).
 #pragma once
 
@@ -10,9 +11,11 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "backend/device.h"
 #include "engine_test_util.h"
 #include "model/tp/tensor_parallel_model.h"
 
@@ -23,17 +26,31 @@ struct EngineCase {
   std::string dir;
   int n_ranks = 1;
   int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
+  DeviceKind device = DeviceKind::kCpu;
 };
 inline void PrintTo(const EngineCase& c, std::ostream* os) {
   *os << c.name;
 }
 
-// The model of a folder split over n ranks (1: unsplit), loaded once per binary.
-inline Model& case_model(const std::string& dir, int n_ranks) {
-  static std::map<std::pair<std::string, int>, std::unique_ptr<Model>> models;
-  auto& m = models[{dir, n_ranks}];
-  if (!m)
+// Whether a device of this kind is present (a CUDA build without a GPU has none).
+inline bool device_present(DeviceKind kind) {
+  try {
+    device_backend(kind).device();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The model of a folder split over n ranks (1: unsplit) or moved to a GPU, loaded once per binary.
+inline Model& case_model(const std::string& dir, int n_ranks,
+                         DeviceKind device = DeviceKind::kCpu) {
+  static std::map<std::tuple<std::string, int, DeviceKind>, std::unique_ptr<Model>> models;
+  auto& m = models[{dir, n_ranks, device}];
+  if (!m) {
     m = n_ranks == 1 ? load_model(dir, {}) : tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
+    if (device != DeviceKind::kCpu) m->to_device(device_backend(device).device());
+  }
   return *m;
 }
 
@@ -46,9 +63,13 @@ inline std::vector<EngineCase> tp_cases() {
 
 class EngineCaseTest : public ::testing::TestWithParam<EngineCase> {
  protected:
+  void SetUp() override {
+    if (!device_present(GetParam().device)) GTEST_SKIP() << "no such device";
+  }
   // The case's model, or the same folder at n_ranks ranks.
   Model& model(int n_ranks = 0) {
-    return case_model(GetParam().dir, n_ranks > 0 ? n_ranks : GetParam().n_ranks);
+    return case_model(GetParam().dir, n_ranks > 0 ? n_ranks : GetParam().n_ranks,
+                      GetParam().device);
   }
   EngineOptions options(int64_t max_batch_tokens, int32_t max_seqs, int64_t cache_bytes = 0) {
     EngineOptions o;

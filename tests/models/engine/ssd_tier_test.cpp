@@ -1,12 +1,15 @@
 // The SSD prefix tier through the engine: pages evicted from RAM (and every
 // cached page at shutdown) are written to disk; a new engine on the same folder
 // restores a request's prefix from them, and its logits equal a run that
-// computed everything. A corrupted file is a miss, never a wrong page.
+// computed everything. A corrupted file is a miss, never a wrong page. Built
+// again with CAIRN_ENGINE_ON_GPU (tests/gpu/models): the engine on a GPU, its
+// pages copied between device memory and the files.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "engine_case.h"
 #include "ssd_fixture.h"
 
 namespace cairn::test {
@@ -20,6 +23,10 @@ class SsdTierEngine : public SsdFolderTest {
   void SetUp() override {
     SsdFolderTest::SetUp();
     model_ = load_model(fixture_dir("llama"), {});
+#ifdef CAIRN_ENGINE_ON_GPU
+    if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
+    model_->to_device(device_backend(DeviceKind::kCuda).device());
+#endif
   }
 
   Outcome computed() {

@@ -207,30 +207,5 @@ TEST(DeviceKvCacheCpu, ErrorsLeaveTheCacheAsItWas) {
   step(cache, want, batch_of({{1, {2, 1}}, {0, {4, 1}}}), 50);  // still consistent
 }
 
-// What `cairn generate --device cuda` accepts: one affine format in every layer from
-// position 0; per-layer and bf16-first schemes are Error(kUnsupported) naming the flag.
-TEST(DeviceKvCacheCpu, DeviceRowFormatOfSchemes) {
-  const ModelConfig c = test::tiny_config({0, 0, 0}, kHeads, kKvHeads, 64);
-  EXPECT_FALSE(device_row_format(KvQuantScheme{}).enabled());
-  const ops::KvRowQuant q = device_row_format(uniform_scheme(c, 4, 32, 0));
-  EXPECT_EQ(q.bits, 4);
-  EXPECT_EQ(q.group_size, 32);
-  auto unsupported = [](const KvQuantScheme& s, const std::string& needle) {
-    try {
-      device_row_format(s);
-      ADD_FAILURE() << "accepted; expected an error mentioning " << needle;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kUnsupported);
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
-  unsupported(uniform_scheme(c, 8, 64, 512), "--kv-quant-start 512");
-  KvQuantScheme mixed = uniform_scheme(c, 8, 64, 0);
-  mixed.layers[2] = affine_format(4, 64);
-  unsupported(mixed, "--kv-config");
-  mixed.layers[2] = full_format(KvStore::kBF16);  // a layer a kv_config leaves unlisted
-  unsupported(mixed, "bf16 in layer 2");
-}
-
 }  // namespace
 }  // namespace cairn

@@ -1,0 +1,67 @@
+// The serving engine on a GPU against the same engine on the CPU: a sampled
+// request's logits at every step within the parity bound of f32 weights
+// (1e-4 × the largest |logit|) and the same tokens, with full-precision pages
+// and with 8-bit pages from position 40 (bf16-first: the conversion runs on the
+// device). The determinism and SSD-tier suites run on the GPU from their own
+// sources (tests/models/engine, CAIRN_ENGINE_ON_GPU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine_case.h"
+
+namespace cairn::test {
+namespace {
+
+struct Run {
+  std::string name, dir;
+  int32_t kv_bits;
+};
+
+Outcome run_on(DeviceKind device, const Run& r, LogitsLog& log) {
+  EngineOptions o;
+  o.max_seqs = 4;
+  o.max_batch_tokens = 64;  // the prompt in two chunks
+  o.model_fingerprint = r.dir;
+  o.kv.bits = r.kv_bits;
+  o.kv.quant_start = r.kv_bits > 0 ? 40 : 0;
+  log.attach(o);
+  Model& m = case_model(r.dir, 1, device);
+  Engine e(m, nullptr, o);
+  return collect(e.submit(test_request(test_prompt(90, 7, m.config().vocab_size), 12, 0.9f, 42)),
+                 log);
+}
+
+class GpuEngine : public ::testing::TestWithParam<Run> {};
+
+TEST_P(GpuEngine, MatchesTheCpuEngine) {
+  if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
+  LogitsLog log;
+  const Outcome cpu = run_on(DeviceKind::kCpu, GetParam(), log);
+  const Outcome gpu = run_on(DeviceKind::kCuda, GetParam(), log);
+  ASSERT_EQ(gpu.final.error, "");
+  ASSERT_EQ(cpu.logits.size(), gpu.logits.size());
+  ASSERT_FALSE(cpu.logits.empty());
+  for (size_t step = 0; step < cpu.logits.size(); ++step) {
+    const std::vector<float>&a = gpu.logits[step], &b = cpu.logits[step];
+    ASSERT_EQ(a.size(), b.size());
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (size_t i = 0; i < a.size(); ++i) {
+      max_abs = std::max(max_abs, std::fabs(b[i]));
+      max_diff = std::max(max_diff, std::fabs(a[i] - b[i]));
+    }
+    EXPECT_LE(max_diff, 1e-4f * max_abs) << "step " << step;
+  }
+  EXPECT_EQ(gpu.ids, cpu.ids);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, GpuEngine,
+                         ::testing::Values(Run{"stories260K", kStoriesDir, 0},
+                                           Run{"llama", fixture_dir("llama"), 0},
+                                           Run{"gemma2", fixture_dir("gemma2"), 0},
+                                           Run{"llama_q8_from_40", fixture_dir("llama"), 8}),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace cairn::test
