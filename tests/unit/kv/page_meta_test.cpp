@@ -61,5 +61,22 @@ TEST(PagePool, BudgetCountsLivePagesOnly) {
   EXPECT_EQ(pool.data(small, 0)[99], 0);  // zero-filled
 }
 
+// Page bytes move through write, copy_page and read (what the tiers use, on any device).
+TEST(PagePool, WriteCopyReadMovePageBytes) {
+  PagePool pool(4096);
+  const int32_t a = pool.add_arena(64, "a");
+  const std::vector<int32_t> ids = pool.allocate(a, 2);
+  std::vector<uint8_t> bytes(64), back(64, 0xEE);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(3 * i + 1);
+  pool.write(a, ids[0], bytes);
+  pool.copy_page(a, ids[0], ids[1]);
+  pool.read(a, ids[1], back);
+  EXPECT_EQ(back, bytes);
+  const Tensor view = pool.view(a, ids[1], 60, {4}, DType::kU8);
+  EXPECT_EQ(view.data<uint8_t>()[0], bytes[60]);
+  std::vector<uint8_t> short_buf(63);
+  EXPECT_THROW(pool.read(a, ids[0], short_buf), Error);
+}
+
 }  // namespace
 }  // namespace cairn::test
