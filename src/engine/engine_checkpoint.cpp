@@ -109,14 +109,14 @@ PageRecord page_record(const PagedKvState& kv, int32_t slot, std::span<const int
   r.tokens.assign(slice.begin(), slice.end());
   r.quantized = kv.is_quantized(slot);
   r.min_reusable = kv.min_reusable_tokens(slot);
-  std::vector<std::vector<uint8_t>> logical(kv.groups().size());  // a sharded state's pages
+  std::vector<std::vector<uint8_t>> logical(kv.groups().size());  // pages copied out
   for (size_t g = 0; g < kv.groups().size(); ++g) {
     const auto at = static_cast<size_t>(page);
     const int32_t id = at < ids[g].size() ? ids[g][at] : -1;
     const int32_t arena = kv.arena_of(slot, static_cast<int>(g));
     if (id < 0 && kv.groups()[g].window == 0) return {};
     std::span<const uint8_t> bytes;
-    if (id >= 0 && kv.n_shards() > 1) {
+    if (id >= 0 && (kv.n_shards() > 1 || !kv.pool().on_host())) {  // copied out
       logical[g].resize(static_cast<size_t>(kv.logical_page_bytes(arena)));
       kv.read_page(arena, id, logical[g]);
       bytes = logical[g];

@@ -15,19 +15,21 @@ PageRecord PrefixCache::record_of(const PageKey& key, const Entry& e) const {
   r.quantized = e.quantized;
   r.min_reusable = e.min_reusable;
   const std::vector<LayerGroup>& groups = kv_.groups();
+  // Host pages of one shard are lent in place; else (shards, device memory) copied.
+  const bool in_place = kv_.n_shards() == 1 && kv_.pool().on_host();
   for (size_t g = 0; g < groups.size(); ++g) {
     RecordGroup rg{groups[g].window, {}};
-    if (e.pages[g] >= 0)
+    if (e.pages[g] >= 0 && in_place)
       rg.bytes = {kv_.pool().data(e.arenas[g], e.pages[g]),
                   static_cast<size_t>(kv_.pool().page_bytes(e.arenas[g]))};
     r.groups.push_back(rg);
   }
-  if (kv_.n_shards() > 1) gather_shards(r, e);
+  if (!in_place) gather_shards(r, e);
   return r;
 }
 
-// A sharded state's logical pages are not contiguous: the record gets its own
-// copy of every shard's bytes, shard 0 first.
+// A sharded state's logical pages are not contiguous, and device pages are not
+// host memory: the record gets its own copy of every shard's bytes, shard 0 first.
 void PrefixCache::gather_shards(PageRecord& r, const Entry& e) const {
   int64_t total = 0;
   for (size_t g = 0; g < r.groups.size(); ++g)

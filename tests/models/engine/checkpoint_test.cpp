@@ -4,7 +4,9 @@
 // would leave it, or cancelled) and resumed by an identical request in a new
 // engine gives the tokens, logprobs and logits of an uninterrupted run — greedy,
 // seeded, and with a seed the engine chose. A finished generation is never
-// resumed; a corrupt checkpoint is a miss and the output stays right.
+// resumed; a corrupt checkpoint is a miss and the output stays right. Built
+// again with CAIRN_ENGINE_ON_GPU (tests/gpu/models): the engine on a GPU, its
+// pages copied from device memory into checkpoints and back.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "engine_case.h"
 #include "engine_test_util.h"
 #include "model/tp/tensor_parallel_model.h"
 
@@ -23,15 +26,29 @@ using namespace std::chrono_literals;
 
 constexpr int32_t kEvery = 4;  // --generation-checkpoint
 
+// The model of dir where this binary runs its engines (the GPU with CAIRN_ENGINE_ON_GPU).
+std::unique_ptr<Model> placed(const std::string& dir) {
+  std::unique_ptr<Model> m = load_model(dir, {});
+#ifdef CAIRN_ENGINE_ON_GPU
+  m->to_device(device_backend(DeviceKind::kCuda).device());
+#endif
+  return m;
+}
+
 class CheckpointEngine : public ::testing::Test {
  protected:
   void SetUp() override {
+#ifdef CAIRN_ENGINE_ON_GPU
+    if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
+#endif
     root_ = fs::temp_directory_path() / ("cairn_ckpt_engine_" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    model_ = load_model(kStoriesDir, {});
+    model_ = placed(kStoriesDir);
   }
-  void TearDown() override { fs::remove_all(root_); }
+  void TearDown() override {
+    if (!root_.empty()) fs::remove_all(root_);
+  }
 
   // Checkpoints (and the SSD tier) in dir; `on_row(id, n)` sees the n-th row
   // of logits each request samples from (n from 1), on the engine thread.
@@ -149,7 +166,7 @@ TEST_F(CheckpointEngine, ResumedAfterACrashEqualsUninterrupted) {
 // 8-bit KV from position 40 (the qwen3 fixture: head_dim 32): the pages
 // checkpointed are the quantized ones.
 TEST_F(CheckpointEngine, QuantizedKvResumesToo) {
-  model_ = load_model(fixture_dir("qwen3"), {});
+  model_ = placed(fixture_dir("qwen3"));
   kv_bits_ = 8;
   const Request r = target(0.9f);
   const Outcome want = uninterrupted(r);
@@ -167,6 +184,9 @@ TEST_F(CheckpointEngine, QuantizedKvResumesToo) {
 // Two tensor-parallel ranks: the checkpoint's pages hold both KV shards and
 // resume at two ranks; one rank never takes them (another KV scheme).
 TEST_F(CheckpointEngine, TensorParallelResumesAtItsOwnSizeOnly) {
+#ifdef CAIRN_ENGINE_ON_GPU
+  GTEST_SKIP() << "tensor-parallel ranks run on CPU threads";
+#endif
   model_ = tp::make_tensor_parallel(load_model(kStoriesDir, {}), 2);
   const Request r = target(0.9f);
   const Outcome want = uninterrupted(r);
