@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 
 #include "engine_case.h"
 
@@ -18,6 +19,9 @@ struct Run {
   std::string name, dir;
   int32_t kv_bits;
 };
+void PrintTo(const Run& r, std::ostream* os) {
+  *os << r.name;
+}
 
 Outcome run_on(DeviceKind device, const Run& r, LogitsLog& log) {
   EngineOptions o;
@@ -25,6 +29,7 @@ Outcome run_on(DeviceKind device, const Run& r, LogitsLog& log) {
   o.max_batch_tokens = 64;  // the prompt in two chunks
   o.model_fingerprint = r.dir;
   o.kv.bits = r.kv_bits;
+  o.kv.group_size = 32;  // the qwen3 fixture's head_dim
   o.kv.quant_start = r.kv_bits > 0 ? 40 : 0;
   log.attach(o);
   Model& m = case_model(r.dir, 1, device);
@@ -60,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(Models, GpuEngine,
                          ::testing::Values(Run{"stories260K", kStoriesDir, 0},
                                            Run{"llama", fixture_dir("llama"), 0},
                                            Run{"gemma2", fixture_dir("gemma2"), 0},
-                                           Run{"llama_q8_from_40", fixture_dir("llama"), 8}),
+                                           Run{"qwen3", fixture_dir("qwen3"), 0},
+                                           Run{"qwen3_q8_from_40", fixture_dir("qwen3"), 8}),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace
