@@ -145,10 +145,28 @@ void run_ssd_restore(const BenchFlags& f) {
   run_restore_bench(*model, engine_options(f.engine, model->config().path), r);
 }
 
+// The engine's model for --load: --model (or the CPU bench's random shape) placed
+// on --device; on a GPU without --model, a real shape with random weights made
+// there (--shape, default llama-3.1-8b). weight_bytes: what one decode step streams.
+std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_bytes) {
+  const Device d = f.engine.tensor_parallel > 1 ? Device::cpu() : resolve_device(f.device);
+  if (f.model.empty() && d.kind != DeviceKind::kCpu) {
+    const bool named = f.shapes.size() == 1 && f.shapes.front() != kDefaultCpuShape;
+    std::unique_ptr<Model> m =
+        make_device_bench_model(named ? f.shapes.front() : "llama-3.1-8b", f.work_dir, d);
+    weight_bytes = static_cast<double>(bench_weight_bytes(m->config()));
+    return m;
+  }
+  std::unique_ptr<Model> m = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
+  place_model(m, f.device, f.engine.tensor_parallel);
+  weight_bytes = weight_file_bytes(m->config().path);
+  return m;
+}
+
 // On the device --device names (the CPU by default); bandwidth is that device's.
 void run_load_bench(const BenchFlags& f) {
-  std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
-  place_model(model, f.device, f.engine.tensor_parallel);
+  double weights = 0;
+  std::unique_ptr<Model> model = load_bench_model(f, weights);
   const Device d = model->device();
   const double bandwidth = d.kind == DeviceKind::kCpu ? ops::cpu::measure_memory_bandwidth_gbs()
                                                       : measure_device_limits(d).bandwidth_gbs;
@@ -156,9 +174,8 @@ void run_load_bench(const BenchFlags& f) {
              d.kind == DeviceKind::kCpu ? "host" : "device", bandwidth);
   if (f.engine.tensor_parallel > 1)
     fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
-  const std::string& dir = model->config().path;
-  print_load_bench(*model, f.load_flags, engine_options(f.engine, dir, d), weight_file_bytes(dir),
-                   bandwidth);
+  print_load_bench(*model, f.load_flags, engine_options(f.engine, model->config().path, d),
+                   weights, bandwidth);
 }
 
 void run_bench(const BenchFlags& f) {
@@ -190,7 +207,9 @@ void run_bench(const BenchFlags& f) {
 void add_load_flags(CLI::App& cmd, BenchFlags& f) {
   LoadFlags& l = f.load_flags;
   cmd.add_flag("--load", f.load, "run the engine under concurrent synthetic requests instead");
-  cmd.add_option("--model,-m", f.model, "--load: this model instead of a random-weight --shape");
+  cmd.add_option("--model,-m", f.model,
+                 "--load: this model instead of a random-weight --shape (on a GPU: llama-3.1-8b "
+                 "or --shape, weights made there)");
   cmd.add_option("--requests", l.requests, "--load: requests per configuration")
       ->capture_default_str();
   cmd.add_option("--concurrency", l.concurrency, "--load: clients at once, e.g. 1,16")

@@ -47,9 +47,10 @@ const std::map<std::string, std::string>& shape_configs() {
 
 using Clock = std::chrono::steady_clock;
 
-// A random-weight bf16 model of `name` on `device`, configured as its family's loader would.
-std::unique_ptr<Model> make_model(const std::string& name, const std::string& work_dir,
-                                  Device device) {
+}  // namespace
+
+std::unique_ptr<Model> make_device_bench_model(const std::string& name,
+                                               const std::string& work_dir, Device device) {
   auto it = shape_configs().find(name);
   if (it == shape_configs().end())
     fail(ErrorCode::kInvalidArgument, "unknown shape '{}'; known: {}", name,
@@ -68,12 +69,14 @@ std::unique_ptr<Model> make_model(const std::string& name, const std::string& wo
   return std::make_unique<DecoderModel>(c, std::move(w), std::move(o));
 }
 
-int64_t weight_bytes(const ModelConfig& c) {
+int64_t bench_weight_bytes(const ModelConfig& c) {
   const int64_t h = c.hidden_size, hd = c.head_dim;
   int64_t layer = h * hd * (2 * c.n_heads + 2 * c.n_kv_heads) + 3 * h * c.intermediate_size;
   int64_t head = c.tie_word_embeddings ? c.vocab_size * h : 2 * c.vocab_size * h;
   return 2 * (layer * c.n_layers + head);  // bf16; one embedding row per token is noise
 }
+
+namespace {
 
 // Bytes of K and V one position holds over all layers: bf16, or rows of format q.
 int64_t kv_bytes_per_token(const ModelConfig& c, const ops::KvRowQuant& q = {}) {
@@ -139,7 +142,7 @@ double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
                     const ops::KvRowQuant& q = {}) {
   const ModelConfig& c = m.config();
   const double s = decode_seconds(x, m, n_seqs, ctx, q);
-  const double bytes = static_cast<double>(weight_bytes(c)) +
+  const double bytes = static_cast<double>(bench_weight_bytes(c)) +
                        static_cast<double>(n_seqs) * (ctx + x.f.decode_tokens / 2.0) *
                            static_cast<double>(kv_bytes_per_token(c, q));
   const double roofline = n_seqs / (bytes / (x.lim.bandwidth_gbs * 1e9));
@@ -165,7 +168,7 @@ double bench_prefill(const Ctx& x, Model& m) {
   }
   const double s = median(runs);
   const double hd = static_cast<double>(c.head_dim);
-  const double matmul = static_cast<double>(weight_bytes(c)) / 2.0 -
+  const double matmul = static_cast<double>(bench_weight_bytes(c)) / 2.0 -
                         static_cast<double>(c.vocab_size * c.hidden_size);  // no embedding
   // q·k and p·v over the causal half: 2 × 2 × n²/2 × head_dim per head and layer.
   const double attn = 2.0 * n * static_cast<double>(n) * hd * c.n_heads * c.n_layers;
@@ -206,12 +209,12 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
   fmt::print("{}: {:.0f} GFLOP/s\n", x.lim.matmul_what, x.lim.matmul_gflops);
   for (const std::string& name : f.shapes) {
     auto t0 = Clock::now();
-    std::unique_ptr<Model> m = make_model(name, f.work_dir, device);
+    std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device);
     const ModelConfig& c = m->config();
     fmt::print(
         "{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
         "decode from a context of {} random KV positions:\n",
-        name, weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
+        name, bench_weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
         std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
     for (int32_t b : f.batches) bench_decode(x, *m, b, f.prompt_tokens);

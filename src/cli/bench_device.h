@@ -6,11 +6,13 @@
 // cost of batch invariance.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/storage.h"
 #include "engine/kv_settings.h"
+#include "model/model.h"
 
 namespace cairn {
 
@@ -27,6 +29,13 @@ struct DeviceBenchFlags {
 
 // The named shapes run_device_bench knows.
 std::vector<std::string> device_bench_shapes();
+
+// A random-weight bf16 model of shape `name` on `device` (its config.json
+// written under work_dir/name), configured as its family's loader would.
+std::unique_ptr<Model> make_device_bench_model(const std::string& name,
+                                               const std::string& work_dir, Device device);
+// Bytes of a model's bf16 weights: what one decode step streams.
+int64_t bench_weight_bytes(const ModelConfig& c);
 
 void run_device_bench(const DeviceBenchFlags& f, Device device);
 
