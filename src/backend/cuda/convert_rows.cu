@@ -6,6 +6,7 @@
 
 #include "backend/cuda/convert_rows.h"
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/float_load.cuh"
 
 namespace cairn::cuda {
@@ -25,15 +26,7 @@ struct CopyEntry {
 template <DType kSrc, DType kDst>
 __global__ void convert_rows_kernel(const CopyEntry* copies, int n_copies) {
   const int64_t block = blockIdx.x;
-  int lo = 0, hi = n_copies - 1;  // the last entry starting at or before `block`
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (copies[mid].block_begin <= block)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const CopyEntry c = copies[lo];
+  const CopyEntry c = entry_at<&CopyEntry::block_begin>(copies, n_copies, block);
   const int64_t first = (block - c.block_begin) * kPerBlock;
   for (int j = 0; j < kPerThread; ++j) {
     const int64_t i = first + j * kBlock + threadIdx.x;

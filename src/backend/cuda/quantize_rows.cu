@@ -6,6 +6,7 @@
 // CPU backend's. 4-bit codes: a thread owns whole bytes (groups are ≥ 32 elements).
 #include <vector>
 
+#include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/float_load.cuh"
 #include "backend/cuda/quantize_rows.h"
@@ -79,15 +80,7 @@ __global__ void quantize_rows_kernel(const QuantEntry* entries, int n_entries, L
                                      int64_t total) {
   const int64_t gid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gid >= total) return;
-  int lo = 0, hi = n_entries - 1;  // the last entry whose groups start at or before gid
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (entries[mid].group_begin <= gid)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const QuantEntry& e = entries[lo];
+  const QuantEntry& e = entry_at<&QuantEntry::group_begin>(entries, n_entries, gid);
   const int64_t local = gid - e.group_begin, head_row = local / l.n_groups;
   encode_group(e.src + head_row * l.head_dim, e.dst + head_row * l.row_bytes,
                static_cast<int>(local - head_row * l.n_groups), l);
