@@ -301,6 +301,21 @@ void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const A
   need_disjoint(op, "two sequences' query rows", std::move(rows));
 }
 
+void check_split_columns(const Tensor& x, std::span<Tensor* const> parts) {
+  const char* op = "split_columns";
+  need_tensor(op, "x", x, 2, false);
+  int64_t width = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string name = "parts[" + std::to_string(i) + "]";
+    if (parts[i] == nullptr) fail(ErrorCode::kInvalidArgument, "{}: {} is null", op, name);
+    need_tensor(op, name.c_str(), *parts[i], 2, false);
+    need_dim(op, (name + "'s rows").c_str(), parts[i]->dim(0), x.dim(0));
+    same_device(op, x, *parts[i]);
+    width += parts[i]->dim(1);
+  }
+  need_dim(op, "the parts' columns", width, x.dim(1));
+}
+
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
   need_tensor(op, "input", a, 0, false);
   need_tensor(op, "output", b, 0, false);

@@ -30,6 +30,8 @@ void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
 void check_convert_rows(std::span<const RowCopy> copies);
+// x f32 [n, W]; parts f32 [n, w_i] contiguous on x's device with Σ w_i = W.
+void check_split_columns(const Tensor& x, std::span<Tensor* const> parts);
 // Bits 4 or 8, group_size 32, 64 or 128 dividing head_dim.
 void check_kv_row_quant(const char* op, const KvRowQuant& q, int64_t head_dim);
 // Every src f32 [*, H, D], every dst u8 [*, H, q.row_bytes(D)] (one H and D for all),

@@ -37,6 +37,7 @@ struct OpTable {
   void (*convert)(const Tensor& src, Tensor& dst) = nullptr;
   void (*convert_rows)(std::span<const RowCopy> copies) = nullptr;
   void (*quantize_rows)(std::span<const RowCopy> copies, const KvRowQuant& q) = nullptr;
+  void (*split_columns)(const Tensor& x, std::span<Tensor* const> parts) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set.

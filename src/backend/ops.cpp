@@ -99,6 +99,11 @@ void convert_rows(std::span<const RowCopy> copies) {
   op_table(copies.front().dst->device().kind).convert_rows(copies);
 }
 
+void split_columns(const Tensor& x, std::span<Tensor* const> parts) {
+  check_split_columns(x, parts);
+  op_table(x.device().kind).split_columns(x, parts);
+}
+
 void quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q) {
   check_quantize_rows(copies, q);
   if (copies.empty()) return;

@@ -155,6 +155,10 @@ struct RowCopy {
 // device; destination rows do not overlap.
 void convert_rows(std::span<const RowCopy> copies);
 
+// x [n, W] f32 split by columns into parts [n, w_i] f32 (Σ w_i = W, in order):
+// the separate outputs of a fused projection (q | k | v, gate | up). Copies only.
+void split_columns(const Tensor& x, std::span<Tensor* const> parts);
+
 // quantize_rows: rows [src_row, src_row + n_rows) of each f32 *src [*, n_kv_heads, head_dim]
 // encoded in the format q into rows [dst_row, …) of u8 *dst [*, n_kv_heads, q.row_bytes(head_dim)]
 // (one launch on a GPU). The bytes are the paged KV's encoding of the same rows on any backend.

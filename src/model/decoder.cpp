@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "model/blocks.h"
 #include "model/device_weights.h"
+#include "model/fused_projections.h"
 
 namespace cairn {
 namespace {
@@ -39,7 +40,9 @@ DecoderOptions default_decoder_options(const ModelConfig& c) {
 }
 
 DecoderModel::DecoderModel(ModelConfig config, DecoderWeights weights, DecoderOptions options)
-    : config_(std::move(config)), weights_(std::move(weights)), options_(std::move(options)) {}
+    : config_(std::move(config)), weights_(std::move(weights)), options_(std::move(options)) {
+  fuse_projections(weights_);  // on a GPU only
+}
 
 void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) {
   const ModelConfig& c = config_;
@@ -100,6 +103,7 @@ void DecoderModel::logits_of(const Tensor& x, const std::vector<int64_t>& rows,
 void DecoderModel::to_device(Device device) {
   if (device == this->device()) return;
   weights_ = weights_on(weights_, device);
+  fuse_projections(weights_);
 }
 
 }  // namespace cairn

@@ -20,12 +20,16 @@ struct AttentionWeights {
   Tensor wo;              // [hidden, n_heads * head_dim]
   Tensor bq, bk, bv;      // f32 [rows of wq / wk / wv], or undefined (no bias)
   Tensor q_norm, k_norm;  // f32 [head_dim] per-head RMSNorm weights, or undefined
+  // wq, wk, wv stacked by rows (and bq, bk, bv when all are defined), wq/wk/wv
+  // then views of its rows: one product instead of three (fused_projections.h).
+  Tensor wqkv, bqkv;  // or undefined
 };
 
 struct MlpWeights {
   Tensor gate;  // [intermediate, hidden]
   Tensor up;    // [intermediate, hidden]
   Tensor down;  // [hidden, intermediate]
+  Tensor gate_up;  // gate and up stacked by rows (they then view it), or undefined
 };
 
 struct LayerWeights {

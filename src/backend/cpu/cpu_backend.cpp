@@ -7,6 +7,7 @@
 #include "backend/cpu/fast/fast.h"
 #include "backend/cpu/kv_pages.h"
 #include "backend/cpu/kv_rows.h"
+#include "backend/cpu/split_columns.h"
 #include "backend/cpu/reference/reference.h"
 #include "core/error.h"
 
@@ -79,6 +80,7 @@ const OpTable& reference_table() {
     t.convert = ref::convert;
     t.convert_rows = ref::convert_rows;
     t.quantize_rows = cpu::quantize_rows;  // one encoding for both tables
+    t.split_columns = cpu::split_columns;
     return t;
   }();
   return table;

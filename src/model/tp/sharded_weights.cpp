@@ -42,8 +42,11 @@ AttentionWeights shard_attention(const AttentionWeights& a, int64_t hd, const Ra
 MlpWeights shard_mlp(const MlpWeights& m, const RankShard& s) {
   for (const Tensor* t : {&m.gate, &m.up, &m.down}) check_host_float(*t, "an MLP matrix");
   const RowRange& f = s.intermediate;
-  return {rows_of(m.gate, f.begin, f.end), rows_of(m.up, f.begin, f.end),
-          copy_columns(m.down, f.begin, f.end)};
+  MlpWeights r;
+  r.gate = rows_of(m.gate, f.begin, f.end);
+  r.up = rows_of(m.up, f.begin, f.end);
+  r.down = copy_columns(m.down, f.begin, f.end);
+  return r;
 }
 
 }  // namespace
