@@ -1,15 +1,18 @@
 // Causal attention on the GPU. Two ways to run the same arithmetic
-// (attention_tile.cuh, attention_math.cuh):
-//   split path  — few rows (decode): a thread block per (key split, KV head, 4 rows)
+// (attention_tile.cuh, attention_math.cuh; for bf16/f16 K/V of head_dim 64, 128 and
+// 256 the tensor-core arithmetic of attention_tc_math.cuh instead):
+//   split path  — few rows (decode): a thread block per (key split, KV head, rows)
 //                 writes each split's partial (max, sum, acc) to a workspace; a
 //                 combine kernel folds them per row in split order.
-//   fused path  — many rows (prefill): a thread block per (16 rows, KV head) walks
+//   fused path  — many rows (prefill): a thread block per (rows, KV head) walks
 //                 every key split in order and folds each partial as it is done.
-// (attention_blocks.cuh holds both blocks' code; attention_seqs.cu runs the same
-// blocks for many sequences in one launch.)
+// (attention_blocks.cuh and attention_tc_blocks.cuh hold the blocks' code;
+// attention_seqs.cu runs the same blocks for many sequences in one launch.)
 // Which one runs changes the speed, never the bits: a row's splits, key blocks,
 // dot products and folds are the same code in the same order either way.
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -45,6 +48,48 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
                     blockIdx.x * kWarps * kFusedRows);
 }
 
+// Tensor-core blocks: one warp per (key split, KV head, 16 rows).
+template <typename T, int HD>
+__global__ void __launch_bounds__(32) tc_split_kernel(Params p) {
+  extern __shared__ float4 smem4[];
+  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
+                         blockIdx.x);
+}
+
+// Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.
+template <typename T, int HD>
+__global__ void __launch_bounds__(kThreads) tc_fused_kernel(Params p) {
+  extern __shared__ float4 smem4[];
+  const int tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  tc::fused_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                         tile * kWarps * tc::kRows);
+}
+
+template <typename T, int HD>
+void launch_tc(const Params& p, bool split_path) {
+  const int rows_per_head = p.n_q * p.group;
+  if (split_path) {
+    const size_t smem = tc::Layout<HD>::bytes(1, false);
+    static const bool ready = (allow_smem(tc_split_kernel<T, HD>, smem), true);
+    (void)ready;
+    const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
+                    blocks_for(rows_per_head, tc::kRows));
+    tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(p);
+    check_launch("attention tc_split_kernel");
+    combine_kernel<HD / 32>
+        <<<blocks_for(static_cast<int64_t>(p.n_q) * p.n_heads, kWarps), kThreads, 0, stream()>>>(p);
+    check_launch("attention combine_kernel");
+    return;
+  }
+  const size_t smem = tc::Layout<HD>::bytes(kWarps, true);
+  static const bool ready = (allow_smem(tc_fused_kernel<T, HD>, smem), true);
+  (void)ready;
+  const dim3 grid(blocks_for(rows_per_head, kWarps * tc::kRows),
+                  static_cast<unsigned>(p.n_kv_heads));
+  tc_fused_kernel<T, HD><<<grid, kThreads, smem, stream()>>>(p);
+  check_launch("attention tc_fused_kernel");
+}
+
 template <typename T, int S>
 void launch(const Params& p, bool split_path) {
   const int max_stride = smem_stride(32 * S);
@@ -72,7 +117,14 @@ void launch(const Params& p, bool split_path) {
 }
 
 template <typename T>
-void launch_dtype(const Params& p, bool split_path) {
+void launch_dtype(const Params& p, bool split_path, bool tensor_cores) {
+  if constexpr (sizeof(T) == 2) {
+    if (tensor_cores) {
+      if (p.head_dim == 64) return launch_tc<T, 64>(p, split_path);
+      if (p.head_dim == 128) return launch_tc<T, 128>(p, split_path);
+      return launch_tc<T, 256>(p, split_path);
+    }
+  }
   if (p.head_dim <= 32) return launch<T, 1>(p, split_path);
   if (p.head_dim <= 64) return launch<T, 2>(p, split_path);
   if (p.head_dim <= 128) return launch<T, 4>(p, split_path);
@@ -93,8 +145,23 @@ std::vector<int32_t> key_block_ranges(std::span<const int32_t> kv_positions) {
   return r;
 }
 
+std::atomic<bool>& tensor_core_switch() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_TENSOR_CORES");
+    return v == nullptr || std::string(v) != "0";
+  }()};
+  return on;
+}
+
 }  // namespace
 }  // namespace attn
+
+void set_attention_tensor_cores(bool on) {
+  attn::tensor_core_switch().store(on);
+}
+bool attention_tensor_cores() {
+  return attn::tensor_core_switch().load();
+}
 
 void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
@@ -122,9 +189,11 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   const std::vector<int32_t> ranges = key_block_ranges(kv_positions);
   p.block_range = upload(std::span<const int32_t>(ranges));
 
+  const bool tc = tensor_core_rows(k.dtype(), p.head_dim, false);
+  const BlockShape shape = block_shape(tc);
   const int64_t rows_per_head = static_cast<int64_t>(p.n_q) * p.group;
   const int64_t fused_blocks =
-      p.n_kv_heads * ((rows_per_head + kWarps * kFusedRows - 1) / (kWarps * kFusedRows));
+      p.n_kv_heads * ((rows_per_head + shape.fused_rows - 1) / shape.fused_rows);
   const size_t ws_floats = static_cast<size_t>(p.n_q) * p.n_heads * p.n_splits * (p.head_dim + 2);
   const bool split_path =
       p.n_splits > 1 && fused_blocks < 2 * sm_count() && ws_floats * sizeof(float) <= kMaxWorkspace;
@@ -135,11 +204,11 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   }
   switch (k.dtype()) {
     case DType::kF32:
-      return launch_dtype<float>(p, split_path);
+      return launch_dtype<float>(p, split_path, false);
     case DType::kBF16:
-      return launch_dtype<__nv_bfloat16>(p, split_path);
+      return launch_dtype<__nv_bfloat16>(p, split_path, tc);
     case DType::kF16:
-      return launch_dtype<__half>(p, split_path);
+      return launch_dtype<__half>(p, split_path, tc);
     default:
       unsupported("attention", "K/V dtype");
   }

@@ -1,17 +1,39 @@
 // Host-side pieces the CUDA attention's launchers share (attention.cu,
-// attention_seqs.cu): shared-memory sizes, the GPU's SM count, and the split
-// path's workspace.
+// attention_seqs.cu): which arithmetic a call's rows take, the thread blocks' rows
+// and shared-memory sizes, and the split path's workspace.
 #pragma once
 
 #include <cstddef>
 #include <mutex>
 
+#include "backend/cuda/attention.h"
 #include "backend/cuda/attention_blocks.cuh"
+#include "backend/cuda/attention_tc_blocks.cuh"
 #include "backend/cuda/cuda_runtime.h"
 
 namespace cairn::cuda::attn {
 
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
+
+// Whether rows over K/V of `dtype` (quantized: affine rows) and `head_dim` take the tensor-core
+// arithmetic: a function of the model's fixed properties and the process-wide switch only,
+// never of the call's rows, keys or sequences.
+inline bool tensor_core_rows(DType dtype, int head_dim, bool quantized) {
+  return !quantized && (dtype == DType::kBF16 || dtype == DType::kF16) &&
+         (head_dim == 64 || head_dim == 128 || head_dim == 256) && attention_tensor_cores();
+}
+
+// Rows of one KV head per thread block on each path: CUDA-core blocks of 4 warps (1 row each
+// on the split path, 4 on the fused), tensor-core blocks of one warp (split) or 4 (fused) of
+// 16 rows each.
+struct BlockShape {
+  int split_rows, fused_rows;
+};
+
+inline BlockShape block_shape(bool tensor_cores) {
+  if (tensor_cores) return {tc::kRows, kWarps * tc::kRows};
+  return {kWarps * kSplitRows, kWarps * kFusedRows};
+}
 
 inline size_t smem_bytes(int rows_per_warp, int stride) {
   return static_cast<size_t>(kWarps * rows_per_warp + 2 * kKeyBlock) * stride * sizeof(float);

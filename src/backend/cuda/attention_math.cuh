@@ -7,9 +7,12 @@
 // with fused multiply-adds; the block's max is exact, its Σexp a fixed xor-shuffle
 // tree; the weighted sum adds p_j v_j key by key, lane l owning dims l, l+32, ….
 // Each split starts its own online softmax; the splits' partial (max, sum, acc)
-// are folded left to right in split order. Every operation whose rounding matters
-// is an explicit intrinsic (__fmaf_rn, __fmul_rn, …) so the compiler cannot fuse
-// it differently in different kernels; the file is also compiled with -fmad=false.
+// are folded left to right in split order. (bf16/f16 K/V of head_dim 64, 128 and
+// 256 replace the arithmetic inside a key block by attention_tc_math.cuh's; the
+// splits, blocks, folds and everything below are shared.) Every operation whose
+// rounding matters is an explicit intrinsic (__fmaf_rn, __fmul_rn, …) so the
+// compiler cannot fuse it differently in different kernels; the files that compile
+// it are also compiled with -fmad=false.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -91,13 +94,34 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
-__device__ __forceinline__ float logit(float dot, const Params& p) {
-  float s = __fmul_rn(dot, p.scale);
-  if (p.softcap > 0.0f) s = __fmul_rn(p.softcap, tanhf(__fdiv_rn(s, p.softcap)));
+// dot · scale, softcapped when asked (the tensor-core path passes its row's scale).
+__device__ __forceinline__ float logit_scaled(float dot, float scale, float softcap) {
+  float s = __fmul_rn(dot, scale);
+  if (softcap > 0.0f) s = __fmul_rn(softcap, tanhf(__fdiv_rn(s, softcap)));
   return s;
 }
 
+__device__ __forceinline__ float logit(float dot, const Params& p) {
+  return logit_scaled(dot, p.scale, p.softcap);
+}
+
+// Folding a partial (m₂, l₂, acc₂) into a running (m₁, l₁, acc₁), both non-empty:
+// m = max(m₁, m₂), and every l and acc element x becomes x₁·a + x₂·b.
+struct FoldFactors {
+  float m, a, b;
+};
+
+__device__ __forceinline__ FoldFactors fold_factors(float m1, float m2) {
+  const float m = fmaxf(m1, m2);
+  return {m, expf(__fsub_rn(m1, m)), expf(__fsub_rn(m2, m))};
+}
+
+__device__ __forceinline__ float fold_value(float x1, float x2, const FoldFactors& f) {
+  return __fmaf_rn(x1, f.a, __fmul_rn(x2, f.b));
+}
+
 // Folds a split's partial into the running state (split order, left to right).
+// An empty partial (l = 0) is skipped; the first non-empty one is taken as is.
 template <int S>
 __device__ __forceinline__ void fold(RowState<S>& t, const RowState<S>& part) {
   if (part.l == 0.0f) return;
@@ -105,12 +129,11 @@ __device__ __forceinline__ void fold(RowState<S>& t, const RowState<S>& part) {
     t = part;
     return;
   }
-  const float m = fmaxf(t.m, part.m);
-  const float a = expf(__fsub_rn(t.m, m)), b = expf(__fsub_rn(part.m, m));
-  t.l = __fmaf_rn(t.l, a, __fmul_rn(part.l, b));
+  const FoldFactors f = fold_factors(t.m, part.m);
+  t.l = fold_value(t.l, part.l, f);
 #pragma unroll
-  for (int i = 0; i < S; ++i) t.acc[i] = __fmaf_rn(t.acc[i], a, __fmul_rn(part.acc[i], b));
-  t.m = m;
+  for (int i = 0; i < S; ++i) t.acc[i] = fold_value(t.acc[i], part.acc[i], f);
+  t.m = f.m;
 }
 
 // Writes acc / l for this lane's dims (zeros when no key was visible).

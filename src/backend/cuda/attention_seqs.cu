@@ -1,10 +1,9 @@
 // Attention of many sequences in one launch: the thread blocks of attention.cu
-// (attention_blocks.cuh), each given one sequence's Params. A block finds its
-// sequence in an uploaded table by its block index; the table lists, per
-// sequence, where its blocks start in each grid and where its partials sit in
-// the workspace. Keys are at their indices (kv_pos null), so no position list
-// is uploaded. A row's Params, splits and folds are those of cuda::attention
-// over its sequence alone, hence the same bits (docs/determinism.md).
+// (attention_blocks.cuh, attention_tc_blocks.cuh), each given one sequence's Params. A block finds
+// its sequence in an uploaded table by its block index; the table lists, per sequence, where its
+// blocks start in each grid and where its partials sit in the workspace. Keys are at their indices
+// (kv_pos null), so no position list is uploaded. A row's Params, splits and folds are those of
+// cuda::attention over its sequence alone, hence the same bits (docs/determinism.md).
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -25,7 +24,7 @@ struct SeqEntry {
   const void* v;
   int64_t page_begin;  // paged: its first entry of the page table
   int64_t q_begin;     // its first row of q and out
-  int64_t ws_offset;  // floats into the workspace: its part_ml, then its part_acc
+  int64_t ws_offset;   // floats into the workspace: its part_ml, then its part_acc
   int32_t n_q, n_kv;
   int32_t split_begin, fused_begin, combine_begin;  // its first block in each grid
   int32_t vec_loads;
@@ -98,6 +97,28 @@ __global__ void __launch_bounds__(kThreads)
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
 
+template <typename T, int HD>
+__global__ void __launch_bounds__(32)
+    seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+  extern __shared__ float4 smem4[];
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const Params p = seq_params(base, e);
+  if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
+  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                         (blockIdx.z - e.split_begin) * tc::kRows, blockIdx.x);
+}
+
+// The grid's last blocks first: a sequence's last rows see the most keys when causal.
+template <typename T, int HD>
+__global__ void __launch_bounds__(kThreads)
+    seqs_tc_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+  extern __shared__ float4 smem4[];
+  const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, block);
+  tc::fused_block<T, HD>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                         (block - e.fused_begin) * kWarps * tc::kRows);
+}
+
 // The table and the grids of one call.
 struct Plan {
   std::vector<SeqEntry> seqs;
@@ -105,6 +126,7 @@ struct Plan {
   int64_t ws_floats = 0;
   int max_splits = 0;
   bool split_path = false;
+  bool tensor_cores = false;  // the rows' arithmetic (tensor_core_rows)
 };
 
 // 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
@@ -117,11 +139,13 @@ bool vec_ok(const Params& base, size_t esize, std::span<const void* const> start
 
 // pages: the paged call's page table (host), else empty.
 Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool quantized,
-              size_t esize, std::span<const void* const> pages) {
+              DType dtype, std::span<const void* const> pages) {
   Plan plan;
-  const bool paged_vec =
-      !pages.empty() && !quantized && base.k_off % 16 == 0 && base.v_off % 16 == 0 &&
-      vec_ok(base, esize, pages);
+  plan.tensor_cores = tensor_core_rows(dtype, base.head_dim, quantized);
+  const BlockShape shape = block_shape(plan.tensor_cores);
+  const size_t esize = dtype == DType::kF32 ? 4 : 2;
+  const bool paged_vec = !pages.empty() && !quantized && base.k_off % 16 == 0 &&
+                         base.v_off % 16 == 0 && vec_ok(base, esize, pages);
   for (const ops::AttentionSeq& s : seqs) {
     if (s.n_q == 0) continue;
     SeqEntry e{};
@@ -140,8 +164,8 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
     e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
     const int64_t rows_per_head = s.n_q * base.group;
     const int n_splits = static_cast<int>((s.n_kv + kSplitKeys - 1) / kSplitKeys);
-    plan.split_blocks += blocks_for(rows_per_head, kWarps * kSplitRows);
-    plan.fused_blocks += blocks_for(rows_per_head, kWarps * kFusedRows);
+    plan.split_blocks += blocks_for(rows_per_head, shape.split_rows);
+    plan.fused_blocks += blocks_for(rows_per_head, shape.fused_rows);
     plan.combine_blocks += blocks_for(s.n_q * base.n_heads, kWarps);
     plan.fused_rows += rows_per_head;
     plan.ws_floats += s.n_q * base.n_heads * n_splits * (base.head_dim + 2);
@@ -151,7 +175,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   // Speed only: the split path when the fused grid would not fill the GPU twice
   // or its blocks would be mostly empty (decode: a few rows per sequence).
   const bool fills = base.n_kv_heads * plan.fused_blocks >= 2 * sm_count();
-  const bool sparse = 2 * plan.fused_rows < plan.fused_blocks * kWarps * kFusedRows;
+  const bool sparse = 2 * plan.fused_rows < plan.fused_blocks * shape.fused_rows;
   plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
                     plan.ws_floats * sizeof(float) <= kMaxWorkspace;
   return plan;
@@ -184,8 +208,39 @@ void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
   check_launch("attention seqs_fused_kernel");
 }
 
+template <typename T, int HD>
+void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
+  const int n = static_cast<int>(plan.seqs.size());
+  if (plan.split_path) {
+    const size_t smem = tc::Layout<HD>::bytes(1, false);
+    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD>, smem), true);
+    (void)ready;
+    const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
+                    static_cast<unsigned>(plan.split_blocks));
+    seqs_tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(base, table, n);
+    check_launch("attention seqs_tc_split_kernel");
+    seqs_combine_kernel<HD / 32>
+        <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);
+    check_launch("attention seqs_combine_kernel");
+    return;
+  }
+  const size_t smem = tc::Layout<HD>::bytes(kWarps, true);
+  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD>, smem), true);
+  (void)ready;
+  const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
+  seqs_tc_fused_kernel<T, HD><<<grid, kThreads, smem, stream()>>>(base, table, n);
+  check_launch("attention seqs_tc_fused_kernel");
+}
+
 template <typename T>
 void launch_dtype(const Params& base, const Plan& plan, const SeqEntry* table) {
+  if constexpr (sizeof(T) == 2) {
+    if (plan.tensor_cores) {
+      if (base.head_dim == 64) return launch_tc<T, 64>(base, plan, table);
+      if (base.head_dim == 128) return launch_tc<T, 128>(base, plan, table);
+      return launch_tc<T, 256>(base, plan, table);
+    }
+  }
   if (base.head_dim <= 32) return launch<T, 1>(base, plan, table);
   if (base.head_dim <= 64) return launch<T, 2>(base, plan, table);
   if (base.head_dim <= 128) return launch<T, 4>(base, plan, table);
@@ -242,10 +297,6 @@ void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_p
   }
 }
 
-size_t element_bytes(DType dtype) {
-  return dtype == DType::kF32 ? 4 : 2;
-}
-
 }  // namespace
 
 void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
@@ -255,23 +306,20 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
   attn::Params base = base_params(q, ap, seqs.front().k->dim(1), "attention_seqs");
   base.out = out.data<float>();
   const DType dtype = seqs.front().k->dtype();
-  const attn::Plan plan =
-      attn::plan_for(base, seqs, ap.kv_quant.enabled(), element_bytes(dtype), {});
+  const attn::Plan plan = attn::plan_for(base, seqs, ap.kv_quant.enabled(), dtype, {});
   if (plan.seqs.empty()) return;
   run(base, plan, q_positions, ap, dtype, "attention_seqs");
 }
 
 void attention_pages(const Tensor& q, const ops::KvPages& kv,
-                     std::span<const ops::AttentionSeq> seqs,
-                     std::span<const int32_t> q_positions, const ops::AttentionParams& ap,
-                     Tensor& out) {
+                     std::span<const ops::AttentionSeq> seqs, std::span<const int32_t> q_positions,
+                     const ops::AttentionParams& ap, Tensor& out) {
   if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0 || kv.pages.empty()) return;
   attn::Params base = base_params(q, ap, kv.n_kv_heads, "attention_pages");
   base.out = out.data<float>();
   base.k_off = static_cast<int64_t>(kv.k_offset), base.v_off = static_cast<int64_t>(kv.v_offset);
   base.page_tokens = static_cast<int>(kv.page_tokens);
-  const attn::Plan plan =
-      attn::plan_for(base, seqs, ap.kv_quant.enabled(), element_bytes(kv.dtype), kv.pages);
+  const attn::Plan plan = attn::plan_for(base, seqs, ap.kv_quant.enabled(), kv.dtype, kv.pages);
   if (plan.seqs.empty()) return;
   // The page table goes up with the call's other tables (a decode step's is the
   // same for every layer of a group, so small ones are served from the ring).

@@ -1,5 +1,6 @@
-// PTX wrappers for mma_gemm.cu: asynchronous global → shared copies, ldmatrix and the
-// m16n8k16 tensor-core product, plus the swizzled shared-memory layout of a k-tile.
+// PTX wrappers for the tensor-core kernels (mma_gemm.cu, the attention's tensor-core path):
+// asynchronous global → shared copies, ldmatrix and the m16n8k16 tensor-core product, plus
+// the swizzled shared-memory layout of a k-tile.
 //
 // Layout: a k-tile holds rows of K half-precision elements (K a multiple of 64: 2K bytes, K / 8
 // 16-byte chunks). Chunk c of row r lives at chunk position c ^ (r % 8), so the eight row
@@ -45,6 +46,16 @@ __device__ inline void ldmatrix_x4(uint32_t addr, uint32_t& r0, uint32_t& r1, ui
 __device__ inline void ldmatrix_x2(uint32_t addr, uint32_t& r0, uint32_t& r1) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                : "=r"(r0), "=r"(r1)
+               : "r"(addr));
+}
+
+// The same with each 8×8 matrix transposed: lane t gets elements (2(t % 4), t / 4) and
+// (2(t % 4) + 1, t / 4) of each, so rows of the stored matrix become columns of the fragment
+// (a row-major [k][n] tile read as the "col" B operand of mma_k16).
+__device__ inline void ldmatrix_x4_trans(uint32_t addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
+                                         uint32_t& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(addr));
 }
 

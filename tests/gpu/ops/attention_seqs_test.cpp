@@ -1,6 +1,6 @@
 // CUDA attention_seqs against cuda attention per sequence, bit for bit: decode
-// rows (n_kv 1 to 1000) beside prefill chunks of 7 and 64, GQA 4, head_dim 64
-// and 128, windows 0 and 16, softcaps 0 and 30, K/V f32, bf16 and f16, one
+// rows (n_kv 1 to 1000) beside prefill chunks of 7, 64 and 256, GQA 4, head_dim 64,
+// 128 and 256, windows 0 and 16, softcaps 0 and 30, K/V f32, bf16 and f16, one
 // sequence's K/V 2 or 4 bytes off a 16-byte boundary; both launch shapes (a
 // decode-heavy batch takes the split path, a prefill-heavy one the fused path).
 // And convert_rows against convert per row block, bit for bit. Outputs poisoned.
@@ -32,10 +32,11 @@ struct SeqShape {
 const std::vector<SeqShape> kDecodeMix = {{1, 1},   {1, 2},   {1, 31},  {1, 32},   {1, 33},
                                           {7, 7},   {1, 127}, {1, 128}, {1, 129},  {64, 64},
                                           {1, 300}, {7, 260}, {1, 513}, {1, 1000}, {64, 1000}};
-// Mostly chunks of 64 (enough thread blocks to take the fused path), a few decode rows.
-const std::vector<SeqShape> kPrefillMix = {{64, 64},  {64, 128}, {1, 700},   {64, 200},  {64, 256},
-                                           {64, 333}, {7, 7},    {64, 500},  {64, 640},  {64, 777},
-                                           {1, 5},    {64, 900}, {64, 1000}, {64, 1000}, {1, 999}};
+// Mostly chunks of 256 and 64 (enough thread blocks to take the fused path with the CUDA-core
+// blocks of 16 rows and the tensor-core blocks of 64), a few decode rows.
+const std::vector<SeqShape> kPrefillMix = {
+    {256, 256}, {64, 128}, {256, 512},  {1, 700},  {256, 300},  {256, 640}, {7, 7},     {256, 777},
+    {1, 5},     {64, 900}, {256, 1000}, {64, 200}, {256, 1000}, {1, 999},   {256, 400}, {256, 900}};
 
 // A device copy of host t starting `shift` bytes past its allocation (16-byte aligned).
 Tensor shifted_device(const Tensor& t, size_t shift) {
@@ -128,7 +129,7 @@ TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
 std::vector<Params> all_params() {
   std::vector<Params> out;
   for (DType dt : {DType::kF32, DType::kBF16, DType::kF16})
-    for (int64_t hd : {64, 128})
+    for (int64_t hd : {64, 128, 256})
       for (int32_t window : {0, 16})
         for (float cap : {0.0f, 30.0f}) out.push_back({dt, hd, window, cap});
   return out;

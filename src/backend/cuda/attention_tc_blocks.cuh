@@ -1,0 +1,161 @@
+// What one thread block of the tensor-core attention does, whichever kernel launches it
+// (attention.cu: one sequence; attention_seqs.cu: many): the tensor-core counterparts of
+// attention_blocks.cuh's split and fused blocks, with the same key splits, key blocks, block
+// skipping and folds, and the per-key-block arithmetic of attention_tc_math.cuh.
+//   split block  one warp, 16 rows of one KV head, one key split: writes each row's partial
+//                (max, sum, acc) to the workspace in the CUDA-core blocks' format, so the
+//                same combine kernel folds them.
+//   fused block  four warps, 64 rows of one KV head (16 each), every key split in order; each
+//                warp folds its rows' partials into totals kept in shared memory.
+// Both walk the key blocks some row of the block may see with the same loop (walk), K/V tiles
+// staged one key block ahead by every thread of the block and shared by its warps.
+#pragma once
+
+#include "backend/cuda/attention_tc_stage.cuh"
+#include "backend/cuda/attention_tile.cuh"
+
+namespace cairn::cuda::attn::tc {
+
+// The position range of the block's queries (rows [b.row0, b.row0 + n_rows) that exist).
+__device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n_rows) {
+  const int last = min(p.n_q * p.group, b.row0 + n_rows) - 1;
+  for (int t = b.row0 / p.group; t <= last / p.group; ++t) {
+    const int32_t pos = p.q_pos[t];
+    b.q_min = min(b.q_min, pos), b.q_max = max(b.q_max, pos);
+  }
+}
+
+// Key blocks [kb, end) that some row of the block may see, in order, for the warp's rows:
+// the next block's K/V staged (by all NT threads) while the current one is attended.
+// split_end() runs after the last block of each key split attended.
+template <typename T, int HD, int NT, typename SplitEnd>
+__device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
+                     uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
+                     SplitEnd split_end) {
+  using L = Layout<HD>;
+  kb = next_key_block(p, b, kb, end);
+  if (kb < end) stage_tile<HD, NT>(p, stages, stages + L::kKvTile, b.kvh, kb * kKeyBlock);
+  mma::commit();
+  for (int slot = 0; kb < end; slot ^= 1) {
+    const int next = next_key_block(p, b, kb + 1, end);
+    uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
+    if (next < end) stage_tile<HD, NT>(p, ahead, ahead + L::kKvTile, b.kvh, next * kKeyBlock);
+    mma::commit();
+    mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
+    __syncthreads();
+    const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
+    attend_tile<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
+    __syncthreads();  // the slot is refilled two key blocks later
+    if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();
+    kb = next;
+  }
+}
+
+// Split path: the warp's rows' partials of key split `split` (every valid row's max and sum;
+// acc only when the sum is not 0, as the combine reads it only then).
+template <int HD>
+__device__ __forceinline__ void store_partials(const Params& p, const Rows& rows,
+                                               const State<HD>& st, int split) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if (!rows.valid[h]) continue;
+    const int64_t idx = rows.out[h] * p.n_splits + split;
+    if (lane % 4 == 0) p.part_ml[2 * idx] = st.m[h], p.part_ml[2 * idx + 1] = st.l[h];
+    if (st.l[h] == 0.0f) continue;
+    float* acc = p.part_acc + idx * HD + 2 * (lane % 4);
+#pragma unroll
+    for (int t = 0; t < HD / 8; ++t)
+      acc[8 * t] = st.acc[t][2 * h], acc[8 * t + 1] = st.acc[t][2 * h + 1];
+  }
+}
+
+template <typename T, int HD>
+__device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int kvh, int row0,
+                                            int split) {
+  using L = Layout<HD>;
+  BlockRows b;
+  b.kvh = kvh, b.row0 = row0;
+  query_range(p, b, kRows);
+  Rows rows;
+  load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+  const uint32_t q_hi = mma::shared_address(smem);
+  State<HD> st;
+  walk<T, HD, 32>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
+                  split * kBlocksPerSplit, (split + 1) * kBlocksPerSplit, [] {});
+  store_partials<HD>(p, rows, st, split);
+}
+
+// The fused path's running totals of the warp's rows: max and sum in registers, acc in the
+// warp's shared-memory words (word (4t + e) · 32 + lane holds st.acc[t][e]'s counterpart).
+struct Totals {
+  float m[2] = {-INFINITY, -INFINITY};
+  float l[2] = {0.0f, 0.0f};
+  float* acc = nullptr;
+};
+
+// fold() (attention_math.cuh) in the fragment layout: the same operations per element.
+template <int HD>
+__device__ __forceinline__ void fold_totals(Totals& tot, const State<HD>& part) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if (part.l[h] == 0.0f) continue;
+    if (tot.l[h] == 0.0f) {
+#pragma unroll
+      for (int t = 0; t < HD / 8; ++t)
+        for (int e = 2 * h; e < 2 * h + 2; ++e) tot.acc[(4 * t + e) * 32 + lane] = part.acc[t][e];
+      tot.m[h] = part.m[h], tot.l[h] = part.l[h];
+      continue;
+    }
+    const FoldFactors f = fold_factors(tot.m[h], part.m[h]);
+#pragma unroll
+    for (int t = 0; t < HD / 8; ++t)
+      for (int e = 2 * h; e < 2 * h + 2; ++e) {
+        float& x = tot.acc[(4 * t + e) * 32 + lane];
+        x = fold_value(x, part.acc[t][e], f);
+      }
+    tot.l[h] = fold_value(tot.l[h], part.l[h], f), tot.m[h] = f.m;
+  }
+}
+
+// finalize() in the fragment layout: acc / l, zeros for a row that saw no key.
+template <int HD>
+__device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
+                                              const Totals& tot) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if (!rows.valid[h]) continue;
+    float* out = p.out + rows.out[h] * HD + 2 * (lane % 4);
+    const float l = tot.l[h];
+#pragma unroll
+    for (int t = 0; t < HD / 8; ++t)
+      for (int e = 0; e < 2; ++e)
+        out[8 * t + e] = l > 0.0f ? __fdiv_rn(tot.acc[(4 * t + 2 * h + e) * 32 + lane], l) : 0.0f;
+  }
+}
+
+template <typename T, int HD>
+__device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
+  using L = Layout<HD>;
+  const int warp = threadIdx.x >> 5;
+  BlockRows b;
+  b.kvh = kvh, b.row0 = row0;
+  query_range(p, b, kWarps * kRows);
+  uint8_t* q_w = smem + warp * 2 * L::kQTile;
+  Rows rows;
+  load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows);
+  const uint32_t q_hi = mma::shared_address(q_w);
+  Totals tot;
+  tot.acc = reinterpret_cast<float*>(smem + L::totals_offset(kWarps)) + warp * kRows * HD;
+  State<HD> st;
+  walk<T, HD, kThreads>(p, b, smem + L::stages_offset(kWarps), q_hi, q_hi + L::kQTile, rows, st, 0,
+                        p.n_splits * kBlocksPerSplit, [&] {
+                          fold_totals<HD>(tot, st);
+                          st = State<HD>{};
+                        });
+  store_outputs<HD>(p, rows, tot);
+}
+
+}  // namespace cairn::cuda::attn::tc

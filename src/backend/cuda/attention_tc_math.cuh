@@ -1,0 +1,270 @@
+// The tensor-core arithmetic of the CUDA attention: what one warp does to its 16 rows for one
+// key block of 32 keys, for bf16 and f16 K/V of head_dim 64, 128 or 256 (docs/determinism.md,
+// "CUDA backend: attention"). It replaces, for those rows, the CUDA-core arithmetic of
+// attention_tile.cuh inside a key block; key splits, key blocks and the folds of the splits'
+// partials are the same.
+//
+// A warp's rows are one m16 fragment: lane t holds rows g = t / 4 and g + 8 and, of each n8
+// tile of columns, columns 2(t % 4) and 2(t % 4) + 1 (mma.sync m16n8k16's C layout). Of a row:
+//   q' = q · 2^e   e from the row's largest |q| (prescale_exponent): exact, and keeps f16 in range
+//   hi = T(q'), lo = T(q' − hi)                       (T the K/V dtype, nearest even)
+//   s_j = (Σ hi·k_j) + (Σ lo·k_j)                     two chains of k16 steps over head_dim from 0
+//   logit_j = s_j · (scale · 2^-e), softcapped        −∞ for a key the row does not see
+//   block max: exact; weights p_j = exp(logit_j − m); their sum: this lane's 8 in key order,
+//   then the quad's xor-1 and xor-2 butterfly
+//   l = l·r + Σp,  acc = acc·r                       r = exp(m_old − m); a block without a
+//                                                     visible key leaves the row unchanged
+//   acc += P_hi·V then P_lo·V for keys 0-15, then for keys 16-31   (P_hi = T(p), P_lo = T(p −
+//   P_hi))
+// Every product of T values is exact in f32 and each mma output (row i, column j) reads only
+// row i of its A operand, so a row's bits depend on its own q, the keys and nothing else.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "backend/cuda/attention_math.cuh"
+#include "backend/cuda/mma_tile.cuh"
+
+namespace cairn::cuda::attn::tc {
+
+constexpr int kRows = 16;  // rows per warp: one m16 fragment
+
+// Two f32 rounded to T (nearest even), a in the low half: one 32-bit fragment register.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float a, float b) {
+  uint32_t r;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    r = *reinterpret_cast<const uint32_t*>(&h);
+  } else {
+    const __half2 h = __floats2half2_rn(a, b);
+    r = *reinterpret_cast<const uint32_t*>(&h);
+  }
+  return r;
+}
+
+template <typename T>
+__device__ __forceinline__ float2 unpack2(uint32_t r) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&r));
+  else
+    return __half22float2(*reinterpret_cast<const __half2*>(&r));
+}
+
+// A pair split into hi = T(x) and lo = T(x − hi) (x − hi is exact in f32).
+template <typename T>
+__device__ __forceinline__ void split2(float a, float b, uint32_t& hi, uint32_t& lo) {
+  hi = pack2<T>(a, b);
+  const float2 h = unpack2<T>(hi);
+  lo = pack2<T>(__fsub_rn(a, h.x), __fsub_rn(b, h.y));
+}
+
+// 2^e as an f32, e in [-126, 127].
+__device__ __forceinline__ float pow2(int e) {
+  return __uint_as_float(static_cast<uint32_t>(e + 127) << 23);
+}
+
+// The row's prescale exponent: its largest |q| times 2^e lies in [2^14, 2^15), so T(q') stays
+// finite in f16 and the lo parts of the row's large elements stay normal. Clamped so that 2^e
+// and 2^-e are normal f32 (q = 0: any e, the row's scores are 0).
+__device__ __forceinline__ int prescale_exponent(float max_abs) {
+  const int biased = static_cast<int>((__float_as_uint(max_abs) >> 23) & 0xffu);
+  const int x = (biased == 0 ? 1 : biased) - 126;  // max_abs = f · 2^x, f in [0.5, 1)
+  return min(max(15 - x, -126), 126);
+}
+
+// This lane's two rows of its warp's tile: g = lane / 4 (index 0) and g + 8 (index 1).
+struct Rows {
+  bool valid[2] = {false, false};
+  int32_t pos[2] = {0, 0};
+  int64_t out[2] = {0, 0};        // output row: query · n_heads + head
+  float scale[2] = {0.0f, 0.0f};  // the row's logit scale: params.scale · 2^-e
+};
+
+// One split's online-softmax state of this lane's two rows; acc[t] is the C fragment of dims
+// 8t .. 8t + 7: [0], [1] row g, dims 8t + 2(lane % 4) + {0, 1}; [2], [3] the same of row g + 8.
+template <int HD>
+struct State {
+  float m[2] = {-INFINITY, -INFINITY};
+  float l[2] = {0.0f, 0.0f};
+  float acc[HD / 8][4] = {};
+};
+
+// The warp's rows [row0, row0 + 16) of KV head kvh: q' split into hi and lo tiles (row i's
+// 16-byte chunk c at swizzled(i, c), as mma_tile.cuh lays out k-tiles), and this lane's Rows.
+// Rows past the last are zeros and invalid.
+template <typename T, int HD>
+__device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, uint8_t* q_lo,
+                            Rows& rows) {
+  const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
+  for (int i = 0; i < kRows; ++i) {
+    const int row = row0 + i, t = row / p.group, head = kvh * p.group + row % p.group;
+    const bool valid = row < n_rows;
+    const float* q = p.q + (static_cast<int64_t>(t) * p.n_heads + head) * HD;
+    float x[HD / 32];  // elements 2·lane + 64j and the one after
+    float max_abs = 0.0f;
+#pragma unroll
+    for (int j = 0; j < HD / 64; ++j) {
+      x[2 * j] = valid ? q[2 * lane + 64 * j] : 0.0f;
+      x[2 * j + 1] = valid ? q[2 * lane + 64 * j + 1] : 0.0f;
+      max_abs = fmaxf(max_abs, fmaxf(fabsf(x[2 * j]), fabsf(x[2 * j + 1])));
+    }
+    const int e = prescale_exponent(warp_max(max_abs));
+    const float up = pow2(e);
+#pragma unroll
+    for (int j = 0; j < HD / 64; ++j) {
+      const int c = 2 * lane + 64 * j;
+      const uint32_t at = mma::swizzled<HD * 2>(i, c / 8) + (c % 8) * 2;
+      uint32_t hi, lo;
+      split2<T>(__fmul_rn(x[2 * j], up), __fmul_rn(x[2 * j + 1], up), hi, lo);
+      *reinterpret_cast<uint32_t*>(q_hi + at) = hi;
+      *reinterpret_cast<uint32_t*>(q_lo + at) = lo;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (i == lane / 4 + 8 * h) {
+        rows.valid[h] = valid;
+        rows.pos[h] = valid ? p.q_pos[t] : 0;
+        rows.out[h] = static_cast<int64_t>(t) * p.n_heads + head;
+        rows.scale[h] = __fmul_rn(p.scale, pow2(-e));
+      }
+  }
+}
+
+// mma::swizzled<HD * 2>(r, c) for chunk c = c8 + c_lo, c8 a multiple of 8 and c_lo < 8: the
+// XOR with r % 8 only touches c_lo, so c8 adds a constant (an immediate offset, not a register
+// per chunk kept across key blocks).
+template <int HD>
+__device__ __forceinline__ uint32_t chunk_at(int r, int c8, int c_lo) {
+  return static_cast<uint32_t>(r * HD * 2 + c8 * 16 + ((c_lo ^ (r & 7)) * 16));
+}
+
+// Raw scores s[nt] (C fragments of keys 8nt .. 8nt + 7 of the tile) of the warp's rows: the hi
+// chain and the lo chain, each over head_dim in k16 steps from 0, then hi + lo.
+template <typename T, int HD>
+__device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
+                                            float (&s)[4][4]) {
+  const int lane = threadIdx.x & 31;
+  float hi[4][4] = {}, lo[4][4] = {};
+#pragma unroll
+  for (int ks = 0; ks < HD / 16; ++ks) {
+    uint32_t ah[4], al[4], b[4][2];
+    const uint32_t qa = chunk_at<HD>(lane % 16, 2 * ks & ~7, 2 * ks % 8 + lane / 16);
+    mma::ldmatrix_x4(q_hi + qa, ah[0], ah[1], ah[2], ah[3]);
+    mma::ldmatrix_x4(q_lo + qa, al[0], al[1], al[2], al[3]);
+#pragma unroll
+    for (int nt = 0; nt < 4; nt += 2) {
+      const int key = nt * 8 + (lane / 16) * 8 + lane % 8;
+      mma::ldmatrix_x4(k_tile + chunk_at<HD>(key, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2),
+                       b[nt][0], b[nt][1], b[nt + 1][0], b[nt + 1][1]);
+    }
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) {
+      mma::mma_k16<T>(hi[nt], ah, b[nt]);
+      mma::mma_k16<T>(lo[nt], al, b[nt]);
+    }
+  }
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
+}
+
+// The logits of both rows for the tile's keys (key0 + 8nt + 2(lane % 4) + e), in place:
+// −∞ where the row does not see the key (or the key is past n_kv, or the row past the last).
+__device__ __forceinline__ void mask_logits(const Params& p, int key0, const Rows& rows,
+                                            float (&s)[4][4]) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
+      const bool in = key < p.n_kv;
+      const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const bool vis = in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window);
+        float& x = s[nt][2 * h + e];
+        x = vis ? logit_scaled(x, rows.scale[h], p.softcap) : -INFINITY;
+      }
+    }
+}
+
+// The block's online-softmax update of row h from its logits (replaced by the weights
+// exp(logit − m), 0 where masked): new max, l = l·r + Σ weights, acc rescaled by r.
+template <int HD>
+__device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& st) {
+  float bmax = -INFINITY;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) bmax = fmaxf(bmax, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
+  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
+  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
+  const bool any = bmax != -INFINITY;  // none: r = 1, weights 0, the row is unchanged
+  const float m = fmaxf(st.m[h], bmax);
+  const float r = any ? expf(__fsub_rn(st.m[h], m)) : 1.0f;
+  float sum = 0.0f;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      float& x = s[nt][2 * h + e];
+      x = any ? expf(__fsub_rn(x, m)) : 0.0f;
+      sum = __fadd_rn(sum, x);
+    }
+  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
+  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
+  st.l[h] = __fmaf_rn(st.l[h], r, sum);
+  st.m[h] = m;
+#pragma unroll
+  for (int t = 0; t < HD / 8; ++t) {
+    st.acc[t][2 * h] = __fmul_rn(st.acc[t][2 * h], r);
+    st.acc[t][2 * h + 1] = __fmul_rn(st.acc[t][2 * h + 1], r);
+  }
+}
+
+// acc += P·V over the tile's keys: for keys 0-15, then 16-31, each n8 tile of dims gets the
+// P_hi step, then the P_lo step. The weights' C fragments are the A fragments' halves.
+template <typename T, int HD>
+__device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_tile,
+                                            State<HD>& st) {
+  const int lane = threadIdx.x & 31, mat = lane / 8;
+#pragma unroll
+  for (int ks = 0; ks < 2; ++ks) {
+    uint32_t hi[4], lo[4];
+    split2<T>(w[2 * ks][0], w[2 * ks][1], hi[0], lo[0]);
+    split2<T>(w[2 * ks][2], w[2 * ks][3], hi[1], lo[1]);
+    split2<T>(w[2 * ks + 1][0], w[2 * ks + 1][1], hi[2], lo[2]);
+    split2<T>(w[2 * ks + 1][2], w[2 * ks + 1][3], hi[3], lo[3]);
+    const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
+#pragma unroll
+    for (int dt = 0; dt < HD / 8; dt += 2) {
+      uint32_t b[2][2];
+      mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, dt & ~7, dt % 8 + mat / 2), b[0][0],
+                             b[0][1], b[1][0], b[1][1]);
+      mma::mma_k16<T>(st.acc[dt], hi, b[0]);
+      mma::mma_k16<T>(st.acc[dt], lo, b[0]);
+      mma::mma_k16<T>(st.acc[dt + 1], hi, b[1]);
+      mma::mma_k16<T>(st.acc[dt + 1], lo, b[1]);
+    }
+  }
+}
+
+// One key block (K and V tiles staged at shared addresses k_tile, v_tile) for the warp's rows.
+template <typename T, int HD>
+__device__ __forceinline__ void attend_tile(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
+                                            uint32_t k_tile, uint32_t v_tile, const Rows& rows,
+                                            State<HD>& st) {
+  float s[4][4];
+  tile_scores<T, HD>(q_hi, q_lo, k_tile, s);
+  mask_logits(p, key0, rows, s);
+  softmax_row<HD>(0, s, st);
+  softmax_row<HD>(1, s, st);
+  tile_values<T, HD>(s, v_tile, st);
+}
+
+}  // namespace cairn::cuda::attn::tc

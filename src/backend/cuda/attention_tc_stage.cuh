@@ -1,0 +1,104 @@
+// Shared memory of the tensor-core attention blocks (attention_tc_blocks.cuh) and the staging
+// of K/V key blocks into it. Tiles hold rows of head_dim elements of T (bf16 or f16) as they
+// are stored, no conversion; row r's 16-byte chunk c sits at mma::swizzled(r, c), so the eight
+// rows one ldmatrix phase reads fall in eight different bank groups.
+//
+// A thread block's shared memory, bytes:
+//   q tiles     per warp: hi [16 rows][head_dim], then lo [16 rows][head_dim]
+//   K/V stages  kStages × (K [32 keys][head_dim], then V [32 keys][head_dim])
+//   totals      fused path only, per warp: the folded acc of its rows, [head_dim / 8][4][32] f32
+//               (fragment element, then lane: each lane reads and writes its own words)
+// Staging only moves bytes: whatever way a tile is filled (cp.async, or element by element when
+// rows are not 16-byte aligned), it holds the same values, so it never changes a result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backend/cuda/attention_math.cuh"
+#include "backend/cuda/attention_tc_math.cuh"
+#include "backend/cuda/mma_tile.cuh"
+
+namespace cairn::cuda::attn::tc {
+
+constexpr int kStages = 2;  // key blocks in flight: the one attended and the next
+
+template <int HD>
+struct Layout {
+  static constexpr int kRowBytes = HD * 2;
+  static constexpr int kQTile = kRows * kRowBytes;       // one warp's hi (or lo) tile
+  static constexpr int kKvTile = kKeyBlock * kRowBytes;  // one K (or V) tile
+  static constexpr int kStageBytes = 2 * kKvTile;
+  static constexpr int kTotalTile = kRows * HD * 4;  // one warp's folded acc
+  // warps: warps per block; totals: whether the block keeps folded totals (fused path).
+  __host__ __device__ static constexpr size_t bytes(int warps, bool totals) {
+    return static_cast<size_t>(warps) * 2 * kQTile + kStages * kStageBytes +
+           (totals ? static_cast<size_t>(warps) * kTotalTile : 0);
+  }
+  __host__ __device__ static constexpr size_t stages_offset(int warps) {
+    return static_cast<size_t>(warps) * 2 * kQTile;
+  }
+  __host__ __device__ static constexpr size_t totals_offset(int warps) {
+    return stages_offset(warps) + kStages * kStageBytes;
+  }
+};
+
+// Chunk-wise: every 16-byte chunk of the key block through cp.async (rows 16-byte aligned).
+// Keys at or past n_kv and keys of a released page are zeros, stored directly.
+template <int HD, int NT>
+__device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
+                                             int kvh, int key0) {
+  constexpr int kRowBytes = HD * 2, kChunks = HD / 8, kTotal = kKeyBlock * kChunks;
+  static_assert(kTotal % NT == 0, "every thread copies the same number of chunks");
+  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
+  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
+  const uint32_t k_base = mma::shared_address(k_tile), v_base = mma::shared_address(v_tile);
+#pragma unroll
+  for (int b = 0; b < kTotal / NT; ++b) {
+    const int i = static_cast<int>(threadIdx.x) + b * NT, j = i / kChunks, c = i % kChunks;
+    const int key = key0 + j;
+    const uint8_t* k = key < p.n_kv ? key_row(p, false, key, token_bytes) : nullptr;
+    const uint8_t* v = key < p.n_kv ? key_row(p, true, key, token_bytes) : nullptr;
+    const uint32_t off = mma::swizzled<kRowBytes>(j, c);
+    if (k)
+      mma::copy16(k_base + off, k + head_off + c * 16);
+    else
+      *reinterpret_cast<uint4*>(k_tile + off) = make_uint4(0, 0, 0, 0);
+    if (v)
+      mma::copy16(v_base + off, v + head_off + c * 16);
+    else
+      *reinterpret_cast<uint4*>(v_tile + off) = make_uint4(0, 0, 0, 0);
+  }
+}
+
+// Element-wise, for rows that are not 16-byte aligned: the same tile values, synchronously.
+template <int HD, int NT>
+__device__ __forceinline__ void stage_elements(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
+                                               int kvh, int key0) {
+  constexpr int kRowBytes = HD * 2;
+  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
+  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
+  for (int i = static_cast<int>(threadIdx.x); i < kKeyBlock * HD; i += NT) {
+    const int j = i / HD, c = i % HD, key = key0 + j;
+    const uint8_t* k = key < p.n_kv ? key_row(p, false, key, token_bytes) : nullptr;
+    const uint8_t* v = key < p.n_kv ? key_row(p, true, key, token_bytes) : nullptr;
+    const uint32_t off = mma::swizzled<kRowBytes>(j, c / 8) + (c % 8) * 2;
+    *reinterpret_cast<uint16_t*>(k_tile + off) =
+        k ? reinterpret_cast<const uint16_t*>(k + head_off)[c] : uint16_t{0};
+    *reinterpret_cast<uint16_t*>(v_tile + off) =
+        v ? reinterpret_cast<const uint16_t*>(v + head_off)[c] : uint16_t{0};
+  }
+}
+
+// Stages keys [key0, key0 + 32) of KV head kvh of K and V into k_tile and v_tile, by the
+// block's NT threads. cp.async copies complete at the caller's wait; direct stores at once.
+template <int HD, int NT>
+__device__ __forceinline__ void stage_tile(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
+                                           int kvh, int key0) {
+  if (p.vec_loads)
+    stage_chunks<HD, NT>(p, k_tile, v_tile, kvh, key0);
+  else
+    stage_elements<HD, NT>(p, k_tile, v_tile, kvh, key0);
+}
+
+}  // namespace cairn::cuda::attn::tc
