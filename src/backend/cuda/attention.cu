@@ -48,11 +48,11 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
                     blockIdx.x * kWarps * kFusedRows);
 }
 
-// Tensor-core blocks: one warp per (key split, KV head, 16 rows).
-template <typename T, int HD>
-__global__ void __launch_bounds__(32) tc_split_kernel(Params p) {
+// Tensor-core blocks: NT threads per (key split, KV head, 16 rows), the first warp attending.
+template <typename T, int HD, int NT>
+__global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
+  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
                          blockIdx.x);
 }
 
@@ -70,11 +70,15 @@ void launch_tc(const Params& p, bool split_path) {
   const int rows_per_head = p.n_q * p.group;
   if (split_path) {
     const size_t smem = tc::Layout<HD>::bytes(1, false);
-    static const bool ready = (allow_smem(tc_split_kernel<T, HD>, smem), true);
+    static const bool ready = (allow_smem(tc_split_kernel<T, HD, 32>, smem),
+                               allow_smem(tc_split_kernel<T, HD, kThreads>, smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
                     blocks_for(rows_per_head, tc::kRows));
-    tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(p);
+    if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
+      tc_split_kernel<T, HD, kThreads><<<grid, kThreads, smem, stream()>>>(p);
+    else
+      tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(p);
     check_launch("attention tc_split_kernel");
     combine_kernel<HD / 32>
         <<<blocks_for(static_cast<int64_t>(p.n_q) * p.n_heads, kWarps), kThreads, 0, stream()>>>(p);

@@ -35,6 +35,15 @@ inline BlockShape block_shape(bool tensor_cores) {
   return {kWarps * kSplitRows, kWarps * kFusedRows};
 }
 
+namespace tc {
+// Speed only (the staged tiles hold the same values either way): a split grid of
+// fewer blocks than two per SM stages with four warps a block instead of one,
+// to keep enough loads in flight (batch-1 decode: n_splits × KV heads blocks).
+inline bool wide_staging(int64_t blocks) {
+  return blocks < 2 * static_cast<int64_t>(sm_count());
+}
+}  // namespace tc
+
 inline size_t smem_bytes(int rows_per_warp, int stride) {
   return static_cast<size_t>(kWarps * rows_per_warp + 2 * kKeyBlock) * stride * sizeof(float);
 }

@@ -97,15 +97,15 @@ __global__ void __launch_bounds__(kThreads)
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
 
-template <typename T, int HD>
-__global__ void __launch_bounds__(32)
+template <typename T, int HD, int NT>
+__global__ void __launch_bounds__(NT)
     seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
   extern __shared__ float4 smem4[];
   const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
   const Params p = seq_params(base, e);
   if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
-  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                         (blockIdx.z - e.split_begin) * tc::kRows, blockIdx.x);
+  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                             (blockIdx.z - e.split_begin) * tc::kRows, blockIdx.x);
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
@@ -213,11 +213,15 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
   const int n = static_cast<int>(plan.seqs.size());
   if (plan.split_path) {
     const size_t smem = tc::Layout<HD>::bytes(1, false);
-    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD>, smem), true);
+    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
+                               allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
-    seqs_tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(base, table, n);
+    if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
+      seqs_tc_split_kernel<T, HD, kThreads><<<grid, kThreads, smem, stream()>>>(base, table, n);
+    else
+      seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n);
     check_launch("attention seqs_tc_split_kernel");
     seqs_combine_kernel<HD / 32>
         <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);

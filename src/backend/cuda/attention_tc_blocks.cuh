@@ -2,9 +2,11 @@
 // (attention.cu: one sequence; attention_seqs.cu: many): the tensor-core counterparts of
 // attention_blocks.cuh's split and fused blocks, with the same key splits, key blocks, block
 // skipping and folds, and the per-key-block arithmetic of attention_tc_math.cuh.
-//   split block  one warp, 16 rows of one KV head, one key split: writes each row's partial
-//                (max, sum, acc) to the workspace in the CUDA-core blocks' format, so the
-//                same combine kernel folds them.
+//   split block  16 rows of one KV head over one key split, attended by the first warp;
+//                NT threads stage the tiles (32, or 128 when the grid is too small to keep
+//                the GPU's loads in flight: speed only, the tiles hold the same values):
+//                writes each row's partial (max, sum, acc) to the workspace in the
+//                CUDA-core blocks' format, so the same combine kernel folds them.
 //   fused block  four warps, 64 rows of one KV head (16 each), every key split in order; each
 //                warp folds its rows' partials into totals kept in shared memory.
 // Both walk the key blocks some row of the block may see with the same loop (walk), K/V tiles
@@ -27,11 +29,12 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 
 // Key blocks [kb, end) that some row of the block may see, in order, for the warp's rows:
 // the next block's K/V staged (by all NT threads) while the current one is attended.
-// split_end() runs after the last block of each key split attended.
+// split_end() runs after the last block of each key split attended. A warp that does not
+// `attend` only stages and keeps the barriers.
 template <typename T, int HD, int NT, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
                      uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
-                     SplitEnd split_end) {
+                     SplitEnd split_end, bool attend = true) {
   using L = Layout<HD>;
   kb = next_key_block(p, b, kb, end);
   if (kb < end) stage_tile<HD, NT>(p, stages, stages + L::kKvTile, b.kvh, kb * kKeyBlock);
@@ -44,7 +47,8 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
     __syncthreads();
     const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
-    attend_tile<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
+    if (attend)
+      attend_tile<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
     __syncthreads();  // the slot is refilled two key blocks later
     if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();
     kb = next;
@@ -70,20 +74,21 @@ __device__ __forceinline__ void store_partials(const Params& p, const Rows& rows
   }
 }
 
-template <typename T, int HD>
+template <typename T, int HD, int NT>
 __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int kvh, int row0,
                                             int split) {
   using L = Layout<HD>;
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
   query_range(p, b, kRows);
+  const bool first = (threadIdx.x >> 5) == 0;  // the warp that attends
   Rows rows;
-  load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+  if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
   const uint32_t q_hi = mma::shared_address(smem);
   State<HD> st;
-  walk<T, HD, 32>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
-                  split * kBlocksPerSplit, (split + 1) * kBlocksPerSplit, [] {});
-  store_partials<HD>(p, rows, st, split);
+  walk<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
+                  split * kBlocksPerSplit, (split + 1) * kBlocksPerSplit, [] {}, first);
+  if (first) store_partials<HD>(p, rows, st, split);
 }
 
 // The fused path's running totals of the warp's rows: max and sum in registers, acc in the

@@ -12,8 +12,10 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "backend/cuda/attention.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -235,9 +237,15 @@ void bench_decode(int64_t batch, int64_t n_kv) {
 
 TEST(DISABLED_AttentionSeqsBench, Decode) {
   CAIRN_NEED_GPU();
-  bench_decode(16, 512);
-  bench_decode(128, 512);
-  bench_decode(64, 4096);
+  const bool saved = cuda::attention_tensor_cores();
+  for (bool tc : {true, false}) {
+    cuda::set_attention_tensor_cores(tc);
+    std::printf("tensor cores %s:\n", tc ? "on" : "off");
+    for (auto [batch, n_kv] : {std::pair<int64_t, int64_t>{1, 512}, {1, 4096}, {1, 32768},
+                               {16, 512}, {128, 512}, {64, 4096}})
+      bench_decode(batch, n_kv);
+  }
+  cuda::set_attention_tensor_cores(saved);
 }
 
 }  // namespace
