@@ -37,6 +37,8 @@ struct OpTable {
   void (*convert)(const Tensor& src, Tensor& dst) = nullptr;
   void (*convert_rows)(std::span<const RowCopy> copies) = nullptr;
   void (*quantize_rows)(std::span<const RowCopy> copies, const KvRowQuant& q) = nullptr;
+  void (*sample_rows)(Tensor& logits, std::span<const SampleRow> rows,
+                      const SampleOutputs& out) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set.

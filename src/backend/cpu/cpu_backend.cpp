@@ -79,6 +79,7 @@ const OpTable& reference_table() {
     t.convert = ref::convert;
     t.convert_rows = ref::convert_rows;
     t.quantize_rows = cpu::quantize_rows;  // one encoding for both tables
+    t.sample_rows = ref::sample_rows;      // one sampling for both tables
     return t;
   }();
   return table;

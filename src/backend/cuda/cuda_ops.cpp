@@ -11,6 +11,7 @@
 #include "backend/cuda/norms.h"
 #include "backend/cuda/quantize_rows.h"
 #include "backend/cuda/rope.h"
+#include "backend/cuda/sample_rows.h"
 #include "backend/cuda/softmax.h"
 #include "backend/op_table.h"
 
@@ -35,6 +36,7 @@ void register_cuda_ops() {
   t.convert = &convert;
   t.convert_rows = &convert_rows;
   t.quantize_rows = &quantize_rows;
+  t.sample_rows = &sample_rows;
   ops::register_op_table(DeviceKind::kCuda, t);
 }
 
