@@ -38,4 +38,10 @@ void check_kv_row_quant(const char* op, const KvRowQuant& q, int64_t head_dim);
 // rows in range, destination rows disjoint, one device.
 void check_quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q);
 
+// logits f32 [rows.size(), vocab] contiguous; each row's parameters in range, its
+// list ids in [0, vocab), penalized and counted ids distinct, counts ≥ 1; the
+// outputs of SampleOutputs' shapes and dtypes, on the host or the logits' device.
+void check_sample_rows(const Tensor& logits, std::span<const SampleRow> rows,
+                       const SampleOutputs& out);
+
 }  // namespace cairn::ops

@@ -38,6 +38,8 @@ struct OpTable {
   void (*convert_rows)(std::span<const RowCopy> copies) = nullptr;
   void (*quantize_rows)(std::span<const RowCopy> copies, const KvRowQuant& q) = nullptr;
   void (*split_columns)(const Tensor& x, std::span<Tensor* const> parts) = nullptr;
+  void (*sample_rows)(Tensor& logits, std::span<const SampleRow> rows,
+                      const SampleOutputs& out) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set.

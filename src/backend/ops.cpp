@@ -110,4 +110,10 @@ void quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q) {
   op_table(copies.front().dst->device().kind).quantize_rows(copies, q);
 }
 
+void sample_rows(Tensor& logits, std::span<const SampleRow> rows, const SampleOutputs& out) {
+  check_sample_rows(logits, rows, out);
+  if (rows.empty()) return;
+  op_table(logits.device().kind).sample_rows(logits, rows, out);
+}
+
 }  // namespace cairn::ops

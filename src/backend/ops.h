@@ -164,4 +164,68 @@ void split_columns(const Tensor& x, std::span<Tensor* const> parts);
 // (one launch on a GPU). The bytes are the paged KV's encoding of the same rows on any backend.
 void quantize_rows(std::span<const RowCopy> copies, const KvRowQuant& q);
 
+// Sampling: logits processors, then the sampling chain, for many rows at once.
+
+// A logit_bias entry: logits[id] += bias.
+struct LogitBias {
+  int32_t id = 0;
+  float bias = 0.0f;
+};
+
+// A generated id and how many times it was generated (presence/frequency penalties).
+struct IdCount {
+  int32_t id = 0;
+  int32_t count = 0;
+};
+
+// The most top logprobs sample_rows lists per row.
+constexpr int32_t kMaxSampleTop = 256;
+
+// One row of sample_rows. Its logits first go through the processors
+// (sample/logits_processors.h) in the order of the fields below, then through the
+// sampling chain (sample/sampler.h): temperature 0 → argmax (lowest id on ties);
+// else logits / temperature → top-k → top-p → min-p → softmax → the inverse CDF of
+// the kept candidates (probability descending, ties by id) at
+// u = philox_uniform(seed, step) (backend/philox.h). Spans are host memory, read
+// during the call only.
+struct SampleRow {
+  float temperature = 1.0f;     // ≥ 0; 0: greedy
+  int32_t top_k = 0;            // ≥ 0; 0: off
+  float top_p = 1.0f;           // (0, 1]; 1: off
+  float min_p = 0.0f;           // [0, 1]; 0: off
+  uint64_t seed = 0, step = 0;  // the draw's counter
+  // < 0: no logprobs (logprob 0, no list); else the token's logprob and the
+  // min(n_top, kept) most likely tokens (n_top ≤ kMaxSampleTop).
+  int32_t n_top = 0;
+  std::span<const LogitBias> bias;     // logits[id] += bias, in this order (ids may repeat)
+  float repetition_penalty = 1.0f;     // > 0; each id of penalized: l > 0 ? l / p : l * p
+  std::span<const int32_t> penalized;  // distinct ids (the repetition window's)
+  float presence_penalty = 0.0f;       // each (id, count) of counted:
+  float frequency_penalty = 0.0f;      //   l -= frequency · count + presence
+  std::span<const IdCount> counted;    // distinct ids, count ≥ 1
+  std::span<const int32_t> masked;     // ids set to -inf (EOS before min_tokens)
+};
+
+// Where sample_rows writes each row's results: every tensor contiguous, on the
+// host or on the logits' device (all four on the same one).
+struct SampleOutputs {
+  Tensor* ids = nullptr;       // [n_rows] i32: the drawn token (greedy: the argmax)
+  Tensor* logprobs = nullptr;  // [n_rows] f32: its logprob (0 when n_top < 0)
+  // [n_rows, width] i32 and f32, width ≥ every row's n_top: the row's list, best
+  // first, then id -1 and logprob 0. Both null when no row has n_top > 0.
+  Tensor* top_ids = nullptr;
+  Tensor* top_logprobs = nullptr;
+};
+
+// Processors and the sampling chain of every row of logits [n_rows, vocab] f32 (on
+// the host or a device), rows[i] for row i. The processors edit logits in place (a
+// row without any is left as it was); the temperature does not. Logprobs are those
+// of the distribution the token was drawn from: the log-softmax of the processed
+// logits when greedy, else of logits / temperature over the candidates that
+// top-k, top-p and min-p kept. A row's results are a function of its own logits
+// and SampleRow alone (never of the other rows or their number). Ids in the lists
+// must be in [0, vocab). Host outputs hold the results when it returns; device
+// outputs are written in stream order, like any op's.
+void sample_rows(Tensor& logits, std::span<const SampleRow> rows, const SampleOutputs& out);
+
 }  // namespace cairn::ops

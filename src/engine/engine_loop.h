@@ -69,7 +69,11 @@ class Engine::Loop {
   void apply_plan(const StepPlan& plan);
   void attach_prefix(ActiveRequest& a, const Admission& adm);
   void forward_and_sample(const StepPlan& plan);
+  // Sampling (engine_sample.cpp): one host row, or every row on the model's device.
   void sample_row(ActiveRequest& a, std::span<const float> logits);
+  void sample_on_device(const std::vector<ActiveRequest*>& rows, Tensor& logits);
+  void observe(const std::vector<ActiveRequest*>& rows, const Tensor& logits);
+  void take_token(ActiveRequest& a, const SampleResult& sr);
   void publish(ActiveRequest& a);
   void finish(ActiveRequest& a, FinishReason why, std::string error = {});
   void fail_running(const std::string& error);

@@ -1,8 +1,9 @@
 // One step's compute and its consequences: the forward over the ragged batch,
-// sampling each sequence that reached its end, events, publishing full pages
-// to the prefix cache, and finishing sequences.
+// sampling each sequence that reached its end (engine_sample.cpp), publishing
+// full pages to the prefix cache, and finishing sequences.
 #include <algorithm>
 
+#include "backend/device.h"
 #include "core/error.h"
 #include "engine/engine_loop.h"
 #include "model/config.h"
@@ -14,54 +15,23 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   const ForwardBatch batch = build_batch(plan);
   const int64_t vocab = model_.config().vocab_size;
   const auto n_rows = static_cast<int64_t>(batch.logit_rows().size());
-  Tensor logits = Tensor::empty({n_rows, vocab}, DType::kF32);  // [rows that sample, vocab]
+  // [rows that sample, vocab], where the model computes: on a GPU only the
+  // sampled tokens come back (sample_on_device).
+  const bool on_device = model_.device().kind != DeviceKind::kCpu;
+  Tensor logits = on_device ? empty_on(model_.device(), {n_rows, vocab}, DType::kF32)
+                            : Tensor::empty({n_rows, vocab}, DType::kF32);
   model_.forward(batch, kv_view(), logits);
   // Publish first: a sequence that finishes at this step's token still leaves
   // its full pages (its prompt's, at least) to the prefix cache.
   for (const ChunkPlan& c : plan.chunks) publish(active(c.seq));
-  int64_t row = 0;
-  for (const ChunkPlan& c : plan.chunks) {
-    if (!c.sample) continue;
-    std::span<const float> r(logits.data<float>() + row * vocab, static_cast<size_t>(vocab));
-    ++row;
-    sample_row(active(c.seq), r);
-  }
-}
-
-// Processors, then the sampler at the request's (seed, step); emits the token
-// and finishes the sequence on a stop id, a stop string, max_tokens or the
-// context's end.
-void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
-  Sequence& s = a.seq;
-  const Request& r = s.request;
-  if (options_.logits_observer) options_.logits_observer(s.id, logits);
-  std::copy(logits.begin(), logits.end(), row_.begin());
-  std::span<const int32_t> all(s.tokens);
-  apply_processors(row_, r.processors, all.first(static_cast<size_t>(s.n_prompt)),
-                   all.subspan(static_cast<size_t>(s.n_prompt)));
-  const SampleResult sr =
-      sample(row_, r.sampling, static_cast<uint64_t>(s.n_generated()), r.logprobs);
-  s.tokens.push_back(sr.id);
-  ++counts_.generated_tokens;
-  note_sampled(a, sr);
-  Event e;
-  e.tokens.push_back({sr.id, sr.logprob, r.logprobs > 0 ? sr.top : std::vector<TokenLogprob>{}});
-  SeqOutput::Delta d = a.output->feed(sr.id);
-  e.text = std::move(d.text);
-  const bool stop_id = std::find(r.stop_ids.begin(), r.stop_ids.end(), sr.id) != r.stop_ids.end();
-  const bool at_limit =
-      s.n_generated() >= r.max_tokens ||
-      static_cast<int64_t>(s.tokens.size()) >= model_.config().max_position_embeddings;
-  if (d.stopped || stop_id || at_limit) {
-    if (!d.stopped) e.text += a.output->flush();
-    a.stop_index = d.stop_index;
-    a.stream->push(std::move(e));
-    finish(a, d.stopped || stop_id ? FinishReason::kStop : FinishReason::kLength);
-    return;
-  }
-  a.stream->push(std::move(e));
-  const int32_t every = options_.generation_checkpoint_tokens;
-  if (ckpt_store_ && every > 0 && s.n_generated() % every == 0) checkpoint(a);
+  std::vector<ActiveRequest*> rows;  // logits row i samples for rows[i]
+  for (const ChunkPlan& c : plan.chunks)
+    if (c.sample) rows.push_back(&active(c.seq));
+  if (on_device) return sample_on_device(rows, logits);
+  for (size_t i = 0; i < rows.size(); ++i)
+    sample_row(*rows[i],
+               std::span<const float>(logits.data<float>() + static_cast<int64_t>(i) * vocab,
+                                      static_cast<size_t>(vocab)));
 }
 
 // Names the sequence's newly full pages in the prefix cache. A sequence that

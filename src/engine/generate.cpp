@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
+#include "backend/device.h"
 #include "core/error.h"
 #include "kv/paged_kv.h"
 #include "model/config.h"
 #include "model/tp/sharded_kv.h"
+#include "sample/row_args.h"
 
 namespace cairn {
 namespace {
@@ -62,6 +64,16 @@ std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettin
   return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 
+// The token of logits [1, vocab] on the model's device: the sampling chain
+// runs there (ops::sample_rows) and only the id comes back.
+int32_t device_token(Tensor& logits, const SamplingParams& p, uint64_t step) {
+  const ProcessorLists none;
+  const ops::SampleRow row = sample_row_args(p, step, -1, ProcessorParams{}, none);
+  Tensor id = Tensor::empty({1}, DType::kI32), logprob = Tensor::empty({1}, DType::kF32);
+  ops::sample_rows(logits, {&row, 1}, {&id, &logprob, nullptr, nullptr});
+  return id.data<int32_t>()[0];
+}
+
 }  // namespace
 
 GenerateResult generate(Model& model, const GenerateRequest& request,
@@ -73,7 +85,10 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   int64_t limit = std::min<int64_t>(n_prompt + request.max_tokens, cfg.max_position_embeddings);
   std::unique_ptr<KvView> kv = single_sequence_cache(model, request.kv);
   KvView& cache = *kv;
-  Tensor logits = Tensor::empty({1, cfg.vocab_size}, DType::kF32);
+  // On a GPU the logits stay there and only the sampled id comes back.
+  const bool on_device = model.device().kind != DeviceKind::kCpu;
+  Tensor logits = on_device ? empty_on(model.device(), {1, cfg.vocab_size}, DType::kF32)
+                            : Tensor::empty({1, cfg.vocab_size}, DType::kF32);
   GenerateResult result;
 
   auto t0 = Clock::now();
@@ -85,8 +100,11 @@ GenerateResult generate(Model& model, const GenerateRequest& request,
   auto t1 = Clock::now();
   for (int64_t pos = n_prompt; pos < limit; ++pos) {
     if (pos > n_prompt) step(model, cache, ids, pos - 1, pos, logits);
-    std::span<const float> row(logits.data<float>(), static_cast<size_t>(cfg.vocab_size));
-    int32_t id = sample_token(row, request.sampling, result.ids.size());
+    const uint64_t n = result.ids.size();
+    const int32_t id =
+        on_device ? device_token(logits, request.sampling, n)
+                  : sample_token({logits.data<float>(), static_cast<size_t>(cfg.vocab_size)},
+                                 request.sampling, n);
     ids.push_back(id);
     result.ids.push_back(id);
     if (!on_token(id)) {

@@ -1,39 +1,12 @@
 #include "sample/logits_processors.h"
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "backend/sample_row.h"
 #include "core/error.h"
+#include "sample/row_args.h"
 
 namespace cairn {
-namespace {
-
-void repetition_penalty(std::span<float> logits, const ProcessorParams& p,
-                        std::span<const int32_t> prompt, std::span<const int32_t> generated) {
-  std::unordered_set<int32_t> seen;
-  size_t total = prompt.size() + generated.size();
-  size_t window = p.repetition_window > 0 ? static_cast<size_t>(p.repetition_window) : total;
-  for (size_t i = total - std::min(window, total); i < total; ++i)
-    seen.insert(i < prompt.size() ? prompt[i] : generated[i - prompt.size()]);
-  for (int32_t id : seen) {
-    float& l = logits[static_cast<size_t>(id)];
-    l = l > 0.0f ? l / p.repetition_penalty : l * p.repetition_penalty;
-  }
-}
-
-void presence_frequency(std::span<float> logits, const ProcessorParams& p,
-                        std::span<const int32_t> generated) {
-  std::unordered_map<int32_t, int32_t> counts;
-  for (int32_t id : generated) counts[id]++;
-  for (auto [id, n] : counts)
-    logits[static_cast<size_t>(id)] -=
-        p.frequency_penalty * static_cast<float>(n) + p.presence_penalty;
-}
-
-}  // namespace
 
 void validate(const ProcessorParams& p, int32_t vocab) {
   for (auto [id, bias] : p.logit_bias) {
@@ -63,13 +36,8 @@ void validate(const ProcessorParams& p, int32_t vocab) {
 
 void apply_processors(std::span<float> logits, const ProcessorParams& p,
                       std::span<const int32_t> prompt, std::span<const int32_t> generated) {
-  for (auto [id, bias] : p.logit_bias) logits[static_cast<size_t>(id)] += bias;
-  if (p.repetition_penalty != 1.0f) repetition_penalty(logits, p, prompt, generated);
-  if (p.presence_penalty != 0.0f || p.frequency_penalty != 0.0f)
-    presence_frequency(logits, p, generated);
-  if (static_cast<int32_t>(generated.size()) < p.min_tokens)
-    for (int32_t id : p.eos_ids)
-      logits[static_cast<size_t>(id)] = -std::numeric_limits<float>::infinity();
+  const ProcessorLists lists = processor_lists(p, prompt, generated);
+  ops::apply_row_processors(logits, sample_row_args({}, 0, -1, p, lists));
 }
 
 }  // namespace cairn

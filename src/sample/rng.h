@@ -1,7 +1,8 @@
-// Counter-based random numbers (Philox4x32-10). A draw is a pure function of
-// (seed, step, lane): no state is carried between tokens, so a request's
-// samples never depend on what else ran, on batching or on a restart
-// (DESIGN.md decision 7). The CUDA sampler computes the same function.
+// Counter-based random numbers (Philox4x32-10): the sampling layer's names for
+// backend/philox.h, which the host and the CUDA sampler share. A draw is a pure
+// function of (seed, step, lane): no state is carried between tokens, so a
+// request's samples never depend on what else ran, on batching or on a restart
+// (DESIGN.md decision 7).
 #pragma once
 
 #include <array>

@@ -3,7 +3,9 @@
 //   logits / temperature → top-k → top-p (nucleus) → min-p → softmax → draw.
 // The draw is the inverse CDF of the kept distribution (candidates sorted by
 // probability, ties by id) at u = uniform_at(seed, step): a pure function of the
-// logits, the parameters, the seed and the step.
+// logits, the parameters, the seed and the step. The arithmetic is
+// backend/sample_row.h's, shared with ops::sample_rows, which runs the same
+// chain (and the processors) for many rows at once, on the host or a GPU.
 #pragma once
 
 #include <cstdint>

@@ -81,6 +81,7 @@ const OpTable& reference_table() {
     t.convert_rows = ref::convert_rows;
     t.quantize_rows = cpu::quantize_rows;  // one encoding for both tables
     t.split_columns = cpu::split_columns;
+    t.sample_rows = ref::sample_rows;      // one sampling for both tables
     return t;
   }();
   return table;

@@ -12,6 +12,7 @@
 #include "backend/cuda/quantize_rows.h"
 #include "backend/cuda/split_columns.h"
 #include "backend/cuda/rope.h"
+#include "backend/cuda/sample_rows.h"
 #include "backend/cuda/softmax.h"
 #include "backend/op_table.h"
 
@@ -37,6 +38,7 @@ void register_cuda_ops() {
   t.convert_rows = &convert_rows;
   t.quantize_rows = &quantize_rows;
   t.split_columns = &split_columns;
+  t.sample_rows = &sample_rows;
   ops::register_op_table(DeviceKind::kCuda, t);
 }
 

@@ -2,8 +2,9 @@
 // request's logits at every step within the parity bound of f32 weights
 // (1e-4 × the largest |logit|) and the same tokens, with full-precision pages
 // and with 8-bit pages from position 40 (bf16-first: the conversion runs on the
-// device). The determinism and SSD-tier suites run on the GPU from their own
-// sources (tests/models/engine, CAIRN_ENGINE_ON_GPU).
+// device); sampling on the device (ops::sample_rows) alone and batched. The
+// determinism and SSD-tier suites run on the GPU from their own sources
+// (tests/models/engine, CAIRN_ENGINE_ON_GPU).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,6 +60,57 @@ TEST_P(GpuEngine, MatchesTheCpuEngine) {
     EXPECT_LE(max_diff, 1e-4f * max_abs) << "step " << step;
   }
   EXPECT_EQ(gpu.ids, cpu.ids);
+}
+
+// Sampling on the device: a seeded request with every processor, the cuts and
+// top logprobs gives the same tokens, logprobs and top lists alone and batched
+// with 40 others of other parameters and lengths.
+TEST(GpuEngineSampling, ASeededRequestIsTheSameAloneAndBatched) {
+  if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
+  Model& m = case_model(fixture_dir("qwen3"), 1, DeviceKind::kCuda);
+  const int64_t vocab = m.config().vocab_size;
+  Request target = test_request(test_prompt(70, 3, vocab), 16, 0.8f, 1234);
+  target.sampling.top_k = 40;
+  target.sampling.top_p = 0.9f;
+  target.processors.repetition_penalty = 1.2f;
+  target.processors.presence_penalty = 0.3f;
+  target.processors.frequency_penalty = 0.2f;
+  target.processors.logit_bias = {{5, 2.0f}, {7, -3.0f}};
+  target.processors.min_tokens = 4;
+  target.stop_ids = {static_cast<int32_t>(vocab - 1)};
+  auto run = [&](int n_others) {
+    EngineOptions o;
+    o.max_seqs = 48;
+    o.max_batch_tokens = 4096;
+    o.model_fingerprint = "qwen3";
+    Engine e(m, nullptr, o);
+    std::vector<std::shared_ptr<RequestStream>> others;
+    for (int i = 0; i < n_others; ++i) {
+      Request r = test_request(test_prompt(5 + (i * 29) % 90, 50 + i, vocab), 4 + i % 13,
+                               i % 4 == 0 ? 0.0f : 0.5f + 0.1f * (i % 9), 900 + i);
+      r.sampling.min_p = i % 3 == 0 ? 0.05f : 0.0f;
+      r.processors.repetition_penalty = i % 2 ? 1.1f : 1.0f;
+      r.logprobs = i % 5 - 1;
+      others.push_back(e.submit(std::move(r)));
+    }
+    const Event out = e.submit(target)->collect();
+    for (auto& s : others) EXPECT_EQ(s->collect().error, "");
+    return out;
+  };
+  const Event solo = run(0), batched = run(40);
+  ASSERT_EQ(solo.error, "");
+  ASSERT_EQ(batched.tokens.size(), solo.tokens.size());
+  ASSERT_FALSE(solo.tokens.empty());
+  for (size_t i = 0; i < solo.tokens.size(); ++i) {
+    const TokenOut &a = solo.tokens[i], &b = batched.tokens[i];
+    EXPECT_EQ(a.id, b.id) << "token " << i;
+    EXPECT_EQ(a.logprob, b.logprob) << "token " << i;
+    ASSERT_EQ(a.top.size(), b.top.size()) << "token " << i;
+    for (size_t k = 0; k < a.top.size(); ++k) {
+      EXPECT_EQ(a.top[k].id, b.top[k].id) << "token " << i;
+      EXPECT_EQ(a.top[k].logprob, b.top[k].logprob) << "token " << i;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GpuEngine,

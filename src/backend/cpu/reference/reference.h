@@ -29,6 +29,8 @@ void convert(const Tensor& src, Tensor& dst);
 void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out);
 void convert_rows(std::span<const RowCopy> copies);
+// Each row through backend/sample_row.h (both tables).
+void sample_rows(Tensor& logits, std::span<const SampleRow> rows, const SampleOutputs& out);
 
 // Element i of a contiguous f32/bf16/f16 buffer, as f32.
 float load_as_f32(const void* data, DType dtype, int64_t i);
