@@ -292,8 +292,8 @@ void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const A
     if (a.n_q < 0 || a.n_kv < 0 || a.q_begin < 0 || a.q_begin + a.n_q > q.dim(0) ||
         a.page_begin < 0 || a.page_begin + n_pages > static_cast<int64_t>(kv.pages.size()))
       fail(ErrorCode::kInvalidArgument,
-           "{}: seqs[{}] (rows {}+{}, {} keys from page {}) outside q's {} rows or {} pages", op,
-           i, a.q_begin, a.n_q, a.n_kv, a.page_begin, q.dim(0), kv.pages.size());
+           "{}: seqs[{}] (rows {}+{}, {} keys from page {}) outside q's {} rows or {} pages", op, i,
+           a.q_begin, a.n_q, a.n_kv, a.page_begin, q.dim(0), kv.pages.size());
     if (a.n_q > 0)
       rows.emplace_back(static_cast<uintptr_t>(a.q_begin),
                         static_cast<uintptr_t>(a.q_begin + a.n_q));

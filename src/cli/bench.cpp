@@ -174,8 +174,8 @@ void run_load_bench(const BenchFlags& f) {
              d.kind == DeviceKind::kCpu ? "host" : "device", bandwidth);
   if (f.engine.tensor_parallel > 1)
     fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
-  print_load_bench(*model, f.load_flags, engine_options(f.engine, model->config().path, d),
-                   weights, bandwidth);
+  print_load_bench(*model, f.load_flags, engine_options(f.engine, model->config().path, d), weights,
+                   bandwidth);
 }
 
 void run_bench(const BenchFlags& f) {

@@ -49,8 +49,8 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-std::unique_ptr<Model> make_device_bench_model(const std::string& name,
-                                               const std::string& work_dir, Device device) {
+std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
+                                               Device device) {
   auto it = shape_configs().find(name);
   if (it == shape_configs().end())
     fail(ErrorCode::kInvalidArgument, "unknown shape '{}'; known: {}", name,

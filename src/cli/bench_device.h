@@ -32,8 +32,8 @@ std::vector<std::string> device_bench_shapes();
 
 // A random-weight bf16 model of shape `name` on `device` (its config.json
 // written under work_dir/name), configured as its family's loader would.
-std::unique_ptr<Model> make_device_bench_model(const std::string& name,
-                                               const std::string& work_dir, Device device);
+std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
+                                               Device device);
 // Bytes of a model's bf16 weights: what one decode step streams.
 int64_t bench_weight_bytes(const ModelConfig& c);
 

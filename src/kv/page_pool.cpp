@@ -132,8 +132,8 @@ void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes
     std::memcpy(data(arena, page), bytes.data(), bytes.size());
     return;
   }
-  const Tensor src = Tensor::view_of(
-      borrow_host(const_cast<uint8_t*>(bytes.data()), bytes.size()), 0, {n}, DType::kU8);
+  const Tensor src = Tensor::view_of(borrow_host(const_cast<uint8_t*>(bytes.data()), bytes.size()),
+                                     0, {n}, DType::kU8);
   Tensor dst = view(arena, page, 0, {n}, DType::kU8);
   DeviceBackend& dev = device_backend(device_.kind);
   dev.copy(src, dst);

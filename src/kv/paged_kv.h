@@ -187,12 +187,11 @@ class PagedKvState final : public KvView {
   void after_layer(Sequence& s, int il);
   // The forward on pages off the host (paged_kv_device.cpp): every span's rows
   // written, then attended, in one or two calls per format (full, quantized).
-  void append_and_attend_device(int il, const ForwardBatch& batch, const Tensor& q,
-                                const Tensor& k, const Tensor& v, const ops::AttentionParams& p,
-                                Tensor& out);
+  void append_and_attend_device(int il, const ForwardBatch& batch, const Tensor& q, const Tensor& k,
+                                const Tensor& v, const ops::AttentionParams& p, Tensor& out);
   struct DeviceCall;
-  void add_device_span(const Sequence& s, int il, const SeqSpan& span, int64_t len,
-                       const Tensor& k, const Tensor& v, DeviceCall& c) const;
+  void add_device_span(const Sequence& s, int il, const SeqSpan& span, int64_t len, const Tensor& k,
+                       const Tensor& v, DeviceCall& c) const;
   void run_device_call(int il, bool quantized, DeviceCall& c, const ForwardBatch& batch,
                        const Tensor& q, const ops::AttentionParams& p, Tensor& out) const;
   void convert_page_device(const GroupInfo& gi, int32_t from, int32_t to);

@@ -53,8 +53,8 @@ void PagedKvState::add_device_span(const Sequence& s, int il, const SeqSpan& spa
   const PageLayout& lay = layout(s, g);
   const int32_t a = arena(s, g);
   const LayerFormat& f = lay.formats[li];
-  const int64_t row = f.quantized() ? static_cast<int64_t>(f.row_bytes(config_.head_dim))
-                                    : config_.head_dim;
+  const int64_t row =
+      f.quantized() ? static_cast<int64_t>(f.row_bytes(config_.head_dim)) : config_.head_dim;
   const Shape block{page_tokens_, config_.n_kv_heads, row};
   const GroupState& gs = s.groups[static_cast<size_t>(g)];
   for (int64_t pos = len; pos < len + span.n_tokens;) {
@@ -69,13 +69,13 @@ void PagedKvState::add_device_span(const Sequence& s, int il, const SeqSpan& spa
   }
   const auto page_begin = static_cast<int64_t>(c.pages.size());
   for (int32_t id : gs.pages) c.pages.push_back(id < 0 ? nullptr : pool_.data(a, id));
-  c.seqs.push_back({nullptr, nullptr, span.token_begin, span.n_tokens, len + span.n_tokens,
-                    page_begin});
+  c.seqs.push_back(
+      {nullptr, nullptr, span.token_begin, span.n_tokens, len + span.n_tokens, page_begin});
 }
 
-void PagedKvState::run_device_call(int il, bool quantized, DeviceCall& c,
-                                   const ForwardBatch& batch, const Tensor& q,
-                                   const ops::AttentionParams& p, Tensor& out) const {
+void PagedKvState::run_device_call(int il, bool quantized, DeviceCall& c, const ForwardBatch& batch,
+                                   const Tensor& q, const ops::AttentionParams& p,
+                                   Tensor& out) const {
   if (c.seqs.empty()) return;
   const int g = group_of_[static_cast<size_t>(il)];
   const auto li = static_cast<size_t>(index_in_group_[static_cast<size_t>(il)]);
@@ -88,7 +88,7 @@ void PagedKvState::run_device_call(int il, bool quantized, DeviceCall& c,
     ops::quantize_rows(c.copies, params.kv_quant);
   else
     ops::convert_rows(c.copies);
-  const ops::KvPages kv{c.pages,      lay.k_offset[li],    lay.v_offset[li],
+  const ops::KvPages kv{c.pages,      lay.k_offset[li],   lay.v_offset[li],
                         page_tokens_, config_.n_kv_heads, store_dtype(f.store)};
   ops::attention_pages(q, kv, c.seqs, batch.positions, params, out);
 }
@@ -140,10 +140,10 @@ void PagedKvState::convert_page_device(const GroupInfo& gi, int32_t from, int32_
         dev.copy(src, staging);
       else
         ops::convert(src, staging);
-      Tensor dst = pool_.view(gi.quant_arena, to, dst_off,
-                              {page_tokens_, config_.n_kv_heads,
-                               static_cast<int64_t>(qf.row_bytes(config_.head_dim))},
-                              DType::kU8);
+      Tensor dst = pool_.view(
+          gi.quant_arena, to, dst_off,
+          {page_tokens_, config_.n_kv_heads, static_cast<int64_t>(qf.row_bytes(config_.head_dim))},
+          DType::kU8);
       const ops::RowCopy c{&staging, 0, &dst, 0, page_tokens_};
       ops::quantize_rows(std::span(&c, 1), row_quant(qf));
     }

@@ -77,7 +77,8 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor& out) {
   Tensor gate, up;
   if (w.gate_up.defined()) {
-    std::vector<Tensor> p = split_output(project(x, w.gate_up, Tensor()), {w.gate.dim(0), w.up.dim(0)});
+    std::vector<Tensor> p =
+        split_output(project(x, w.gate_up, Tensor()), {w.gate.dim(0), w.up.dim(0)});
     gate = std::move(p[0]), up = std::move(p[1]);
   } else {
     gate = project(x, w.gate, Tensor());

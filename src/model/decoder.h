@@ -26,9 +26,9 @@ struct AttentionWeights {
 };
 
 struct MlpWeights {
-  Tensor gate;  // [intermediate, hidden]
-  Tensor up;    // [intermediate, hidden]
-  Tensor down;  // [hidden, intermediate]
+  Tensor gate;     // [intermediate, hidden]
+  Tensor up;       // [intermediate, hidden]
+  Tensor down;     // [hidden, intermediate]
   Tensor gate_up;  // gate and up stacked by rows (they then view it), or undefined
 };
 

@@ -44,10 +44,17 @@ DecoderWeights weights_on(const DecoderWeights& w, Device device) {
     x.ffn_norm = copy_to(l.ffn_norm, device);
     x.post_ffn_norm = copy_to(l.post_ffn_norm, device);
     const AttentionWeights& a = l.attn;
-    x.attn = {copy_to(a.wq, device), copy_to(a.wk, device),     copy_to(a.wv, device),
-              copy_to(a.wo, device), copy_to(a.bq, device),     copy_to(a.bk, device),
-              copy_to(a.bv, device), copy_to(a.q_norm, device), copy_to(a.k_norm, device),
-              Tensor(),              Tensor()};  // fused again on the device (fuse_projections)
+    x.attn = {copy_to(a.wq, device),
+              copy_to(a.wk, device),
+              copy_to(a.wv, device),
+              copy_to(a.wo, device),
+              copy_to(a.bq, device),
+              copy_to(a.bk, device),
+              copy_to(a.bv, device),
+              copy_to(a.q_norm, device),
+              copy_to(a.k_norm, device),
+              Tensor(),
+              Tensor()};  // fused again on the device (fuse_projections)
     x.mlp = {copy_to(l.mlp.gate, device), copy_to(l.mlp.up, device), copy_to(l.mlp.down, device),
              Tensor()};
     d.layers.push_back(std::move(x));

@@ -52,7 +52,8 @@ void fuse_projections(DecoderWeights& w) {
       }
     }
     MlpWeights& m = l.mlp;
-    if (!m.gate_up.defined() && stackable({&m.gate, &m.up})) m.gate_up = stack_rows({&m.gate, &m.up});
+    if (!m.gate_up.defined() && stackable({&m.gate, &m.up}))
+      m.gate_up = stack_rows({&m.gate, &m.up});
   }
   device_backend(device.kind).synchronize();  // the copies are done before anything runs
 }

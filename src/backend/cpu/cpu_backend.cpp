@@ -7,8 +7,8 @@
 #include "backend/cpu/fast/fast.h"
 #include "backend/cpu/kv_pages.h"
 #include "backend/cpu/kv_rows.h"
-#include "backend/cpu/split_columns.h"
 #include "backend/cpu/reference/reference.h"
+#include "backend/cpu/split_columns.h"
 #include "core/error.h"
 
 namespace cairn::ops::cpu {
@@ -81,7 +81,7 @@ const OpTable& reference_table() {
     t.convert_rows = ref::convert_rows;
     t.quantize_rows = cpu::quantize_rows;  // one encoding for both tables
     t.split_columns = cpu::split_columns;
-    t.sample_rows = ref::sample_rows;      // one sampling for both tables
+    t.sample_rows = ref::sample_rows;  // one sampling for both tables
     return t;
   }();
   return table;

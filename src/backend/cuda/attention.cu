@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
 template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
-                         blockIdx.x);
+  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                             blockIdx.z * tc::kRows, blockIdx.x);
 }
 
 // Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.

@@ -12,8 +12,7 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
                     Tensor& out);
 // The same over paged K/V (ops::KvPages): the page table is uploaded with the call.
 void attention_pages(const Tensor& q, const ops::KvPages& kv,
-                     std::span<const ops::AttentionSeq> seqs,
-                     std::span<const int32_t> q_positions, const ops::AttentionParams& p,
-                     Tensor& out);
+                     std::span<const ops::AttentionSeq> seqs, std::span<const int32_t> q_positions,
+                     const ops::AttentionParams& p, Tensor& out);
 
 }  // namespace cairn::cuda

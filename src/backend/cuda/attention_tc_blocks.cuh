@@ -86,8 +86,9 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
   const uint32_t q_hi = mma::shared_address(smem);
   State<HD> st;
-  walk<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
-                  split * kBlocksPerSplit, (split + 1) * kBlocksPerSplit, [] {}, first);
+  walk<T, HD, NT>(
+      p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, split * kBlocksPerSplit,
+      (split + 1) * kBlocksPerSplit, [] {}, first);
   if (first) store_partials<HD>(p, rows, st, split);
 }
 

@@ -10,10 +10,10 @@
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/norms.h"
 #include "backend/cuda/quantize_rows.h"
-#include "backend/cuda/split_columns.h"
 #include "backend/cuda/rope.h"
 #include "backend/cuda/sample_rows.h"
 #include "backend/cuda/softmax.h"
+#include "backend/cuda/split_columns.h"
 #include "backend/op_table.h"
 
 namespace cairn::cuda {

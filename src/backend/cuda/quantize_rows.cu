@@ -6,8 +6,8 @@
 // CPU backend's. 4-bit codes: a thread owns whole bytes (groups are ≥ 32 elements).
 #include <vector>
 
-#include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/float_load.cuh"
 #include "backend/cuda/quantize_rows.h"
 

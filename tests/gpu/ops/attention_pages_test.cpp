@@ -23,7 +23,7 @@ namespace {
 constexpr int64_t kHeads = 8, kKvHeads = 2, kHeadDim = 128;
 
 struct Case {
-  DType dtype;      // of the rows; kU8 with quant
+  DType dtype;  // of the rows; kU8 with quant
   ops::KvRowQuant quant;
   int64_t page_tokens;
   int32_t window;
@@ -114,8 +114,8 @@ void expect_pages_equal_contiguous(const Case& c) {
   }
   ops::AttentionParams p{1.0f / std::sqrt(static_cast<float>(kHeadDim)), 0.0f, c.window};
   p.kv_quant = c.quant;
-  const ops::KvPages kv{pages.table, 2 * pages.block_bytes, 3 * pages.block_bytes, c.page_tokens,
-                        kKvHeads, c.dtype};
+  const ops::KvPages kv{
+      pages.table, 2 * pages.block_bytes, 3 * pages.block_bytes, c.page_tokens, kKvHeads, c.dtype};
   const Tensor q = to_device(qh);
   Tensor out_paged = poisoned_device(q.shape(), DType::kF32);
   Tensor out_contig = poisoned_device(q.shape(), DType::kF32);
@@ -135,9 +135,9 @@ void expect_pages_equal_contiguous(const Case& c) {
   const PageSet host_pages = make_pages(c, seqs, host_paged, false);
   for (size_t i = 0; i < host_paged.size(); ++i) host_paged[i].q_begin = paged[i].q_begin;
   Tensor cpu_out = Tensor::zeros(qh.shape(), DType::kF32);
-  ops::attention_pages(qh, {host_pages.table, kv.k_offset, kv.v_offset, c.page_tokens, kKvHeads,
-                            c.dtype},
-                       host_paged, positions, p, cpu_out);
+  ops::attention_pages(
+      qh, {host_pages.table, kv.k_offset, kv.v_offset, c.page_tokens, kKvHeads, c.dtype},
+      host_paged, positions, p, cpu_out);
   const int64_t skip = kHeads * kHeadDim;
   const Tensor a = got.reshape({got.numel()}).slice_rows(skip, got.numel());
   const Tensor b = cpu_out.reshape({cpu_out.numel()}).slice_rows(skip, cpu_out.numel());

@@ -241,8 +241,12 @@ TEST(DISABLED_AttentionSeqsBench, Decode) {
   for (bool tc : {true, false}) {
     cuda::set_attention_tensor_cores(tc);
     std::printf("tensor cores %s:\n", tc ? "on" : "off");
-    for (auto [batch, n_kv] : {std::pair<int64_t, int64_t>{1, 512}, {1, 4096}, {1, 32768},
-                               {16, 512}, {128, 512}, {64, 4096}})
+    for (auto [batch, n_kv] : {std::pair<int64_t, int64_t>{1, 512},
+                               {1, 4096},
+                               {1, 32768},
+                               {16, 512},
+                               {128, 512},
+                               {64, 4096}})
       bench_decode(batch, n_kv);
   }
   cuda::set_attention_tensor_cores(saved);

@@ -44,8 +44,8 @@ void check_stacked(const std::vector<int64_t>& widths, int64_t k, std::mt19937& 
       const Tensor alone = to_host(yp);
       const std::vector<uint8_t> want(static_cast<const uint8_t*>(alone.raw()),
                                       static_cast<const uint8_t*>(alone.raw()) + alone.nbytes());
-      EXPECT_EQ(columns(all, at, w), want) << "part at " << at << " of width " << w << ", " << n
-                                           << " rows";
+      EXPECT_EQ(columns(all, at, w), want)
+          << "part at " << at << " of width " << w << ", " << n << " rows";
       at += w;
     }
   }

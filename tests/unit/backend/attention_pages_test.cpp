@@ -33,7 +33,8 @@ struct Paged {
 
 // Rows of a sequence: random f32, or their affine encoding (u8) when bits > 0.
 Tensor rows_of(int64_t n, DType dt, int32_t bits, uint32_t seed) {
-  const Tensor f = test::random_tensor({n, kKvHeads, kHeadDim}, bits ? DType::kF32 : dt, seed, 2.0f);
+  const Tensor f =
+      test::random_tensor({n, kKvHeads, kHeadDim}, bits ? DType::kF32 : dt, seed, 2.0f);
   if (!bits) return f;
   const ops::KvRowQuant q{bits, 32};
   Tensor u = Tensor::empty({n, kKvHeads, q.row_bytes(kHeadDim)}, DType::kU8);
@@ -51,8 +52,8 @@ Paged make(DType dt, int32_t bits, int32_t window) {
     p.v.push_back(rows_of(s.n_kv, dt, bits, seed++));
     const size_t token = p.k.back().nbytes() / static_cast<size_t>(s.n_kv);
     p.block = token * kPage;
-    p.paged.push_back({nullptr, nullptr, s.q_begin, s.n_q, s.n_kv,
-                       static_cast<int64_t>(p.table.size())});
+    p.paged.push_back(
+        {nullptr, nullptr, s.q_begin, s.n_q, s.n_kv, static_cast<int64_t>(p.table.size())});
     p.contiguous.push_back({&p.k.back(), &p.v.back(), s.q_begin, s.n_q, s.n_kv});
     for (int64_t j0 = 0; j0 < s.n_kv; j0 += kPage) {
       if (window > 0 && j0 + kPage <= s.n_kv - s.n_q - window) {
@@ -104,12 +105,10 @@ TEST(AttentionPages, ChecksItsArguments) {
   std::vector<ops::AttentionSeq> beyond = p.paged;
   beyond.back().page_begin = static_cast<int64_t>(p.table.size());  // its pages past the table
   test::expect_invalid(
-      [&] { ops::attention_pages(q, pages_of(p, DType::kF32, 0), beyond, pos, {}, out); },
-      "pages");
+      [&] { ops::attention_pages(q, pages_of(p, DType::kF32, 0), beyond, pos, {}, out); }, "pages");
   ops::KvPages wrong = pages_of(p, DType::kF32, 0);
   wrong.page_tokens = 0;
-  test::expect_invalid([&] { ops::attention_pages(q, wrong, p.paged, pos, {}, out); },
-                       "tokens");
+  test::expect_invalid([&] { ops::attention_pages(q, wrong, p.paged, pos, {}, out); }, "tokens");
   std::vector<ops::AttentionSeq> overlap = p.paged;
   overlap[1].q_begin = 0;  // rows 0..2 overlap sequence 0's row 0
   test::expect_invalid(
