@@ -88,6 +88,25 @@ PageSet make_pages(const Case& c, std::vector<HostSeq>& seqs, std::vector<ops::A
   return ps;
 }
 
+// The CPU entry over host pages of the same bytes as `got` (the GPU's rows), within f32 error.
+void expect_cpu_close(const Case& c, std::vector<HostSeq>& seqs,
+                      const std::vector<ops::AttentionSeq>& paged, const Tensor& qh,
+                      const std::vector<int32_t>& positions, const ops::AttentionParams& p,
+                      const Tensor& got) {
+  std::vector<ops::AttentionSeq> host_paged;
+  const PageSet host_pages = make_pages(c, seqs, host_paged, false);
+  for (size_t i = 0; i < host_paged.size(); ++i) host_paged[i].q_begin = paged[i].q_begin;
+  Tensor cpu_out = Tensor::zeros(qh.shape(), DType::kF32);
+  const size_t block = host_pages.block_bytes;
+  ops::attention_pages(qh,
+                       {host_pages.table, 2 * block, 3 * block, c.page_tokens, kKvHeads, c.dtype},
+                       host_paged, positions, p, cpu_out);
+  const int64_t skip = kHeads * kHeadDim;
+  const Tensor a = got.reshape({got.numel()}).slice_rows(skip, got.numel());
+  const Tensor b = cpu_out.reshape({cpu_out.numel()}).slice_rows(skip, cpu_out.numel());
+  EXPECT_LE(rel_error(a, b), 1e-5) << "against the CPU, " << describe(c);
+}
+
 void expect_pages_equal_contiguous(const Case& c) {
   std::mt19937 rng(static_cast<uint32_t>(c.page_tokens * 7 + c.window + c.quant.bits));
   const std::vector<std::pair<int64_t, int64_t>> shapes = {
@@ -130,18 +149,7 @@ void expect_pages_equal_contiguous(const Case& c) {
   for (size_t i = 0; i < row_bytes; ++i)
     ASSERT_EQ(got.data<uint8_t>()[i], 0xFF) << "row 0 belongs to no sequence, " << describe(c);
 
-  // The CPU entry over host pages of the same bytes.
-  std::vector<ops::AttentionSeq> host_paged;
-  const PageSet host_pages = make_pages(c, seqs, host_paged, false);
-  for (size_t i = 0; i < host_paged.size(); ++i) host_paged[i].q_begin = paged[i].q_begin;
-  Tensor cpu_out = Tensor::zeros(qh.shape(), DType::kF32);
-  ops::attention_pages(
-      qh, {host_pages.table, kv.k_offset, kv.v_offset, c.page_tokens, kKvHeads, c.dtype},
-      host_paged, positions, p, cpu_out);
-  const int64_t skip = kHeads * kHeadDim;
-  const Tensor a = got.reshape({got.numel()}).slice_rows(skip, got.numel());
-  const Tensor b = cpu_out.reshape({cpu_out.numel()}).slice_rows(skip, cpu_out.numel());
-  EXPECT_LE(rel_error(a, b), 1e-5) << "against the CPU, " << describe(c);
+  expect_cpu_close(c, seqs, paged, qh, positions, p, got);
 }
 
 std::vector<Case> all_cases() {

@@ -177,6 +177,19 @@ TEST(ConvertRowsGpu, EqualsConvertPerRowBlock) {
     }
 }
 
+// Mean µs of one call of step on the GPU (5 warm-up calls, then 50 timed).
+template <typename F>
+double time_us(F&& step) {
+  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+  for (int i = 0; i < 5; ++i) step();
+  dev.synchronize();
+  const int iters = 50;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i) step();
+  dev.synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters * 1e6;
+}
+
 // One decode step of one layer at `batch` sequences of n_kv keys (32 heads over 8
 // KV heads, head_dim 128, bf16 K/V): the K/V append and attention as one
 // convert_rows and one attention_seqs, against a convert pair and an attention
@@ -200,17 +213,6 @@ void bench_decode(int64_t batch, int64_t n_kv) {
   }
   Tensor out = poisoned_device(q.shape(), DType::kF32);
   const ops::AttentionParams p{1.0f / std::sqrt(float(hd)), 0.0f, 0};
-  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
-  auto time_us = [&](auto&& step) {
-    for (int i = 0; i < 5; ++i) step();
-    dev.synchronize();
-    const int iters = 50;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i) step();
-    dev.synchronize();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters *
-           1e6;
-  };
   const double batched = time_us([&] {
     ops::convert_rows(copies);
     ops::attention_seqs(q, seqs, qp, p, out);
