@@ -13,14 +13,6 @@ OUT=$(mktemp -d)
 PID=
 trap 'kill $PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 . "$(dirname "$0")/../lib/serve.sh"
-BODY='{"prompt":"Once upon a time","max_tokens":40,"temperature":0}'
-LONG=$(python3 -c "import json; print(json.dumps({'prompt': ' '.join(['The little dog ran to the park to play with the ball.'] * 8), 'max_tokens': 16, 'temperature': 0}))")
-text() { python3 -c "import json; print(json.load(open('$1'))['choices'][0]['text'])"; }
-same() {  # NAME FILE_A FILE_B: the completions' texts are equal
-  if [ "$(text "$2")" = "$(text "$3")" ]; then echo "ok   $1"; else
-    echo "FAIL $1: '$(text "$2")' vs '$(text "$3")'"; fails=$((fails + 1)); fi
-}
-stop() { kill -TERM $PID; wait $PID || { echo "FAIL serve exited $?"; fails=$((fails + 1)); }; }
 
 start_serve --model "$STORIES" --device cpu
 curl -s "$URL/v1/completions" -d "$BODY" >"$OUT/cpu"

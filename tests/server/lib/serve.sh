@@ -2,6 +2,9 @@
 # start_serve ARGS...: runs `$CAIRN serve --port 0 ARGS` in the background,
 #   waits for "ready", sets PID and URL. Needs CAIRN and OUT (a scratch folder).
 # check NAME EXPR: EXPR is Python on `t`, the text of $OUT/r; counts failures in `fails`.
+# same NAME FILE_A FILE_B: the two completions' texts are equal (counted like check).
+# stop: SIGTERM to the server, which must exit 0. BODY and LONG: a short and a
+#   repeated long greedy completion request (stories-sized models).
 start_serve() {
   "$CAIRN" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
   PID=$!
@@ -17,3 +20,11 @@ check() {
     echo "FAIL $1: $(head -c 600 "$OUT/r")"; fails=$((fails + 1))
   fi
 }
+BODY='{"prompt":"Once upon a time","max_tokens":40,"temperature":0}'
+LONG=$(python3 -c "import json; print(json.dumps({'prompt': ' '.join(['The little dog ran to the park to play with the ball.'] * 8), 'max_tokens': 16, 'temperature': 0}))")
+text() { python3 -c "import json; print(json.load(open('$1'))['choices'][0]['text'])"; }
+same() {
+  if [ "$(text "$2")" = "$(text "$3")" ]; then echo "ok   $1"; else
+    echo "FAIL $1: '$(text "$2")' vs '$(text "$3")'"; fails=$((fails + 1)); fi
+}
+stop() { kill -TERM $PID; wait $PID || { echo "FAIL serve exited $?"; fails=$((fails + 1)); }; }
