@@ -24,13 +24,7 @@ curl -s "$URL/v1/completions" -d "$BODY" >"$OUT/r"
 check "GPU completion" 'json.loads(t)["usage"]["completion_tokens"] == 40'
 same "GPU: greedy text equals the CPU server's" "$OUT/cpu" "$OUT/r"
 cp "$OUT/r" "$OUT/gpu"
-curl -sN "$URL/v1/completions" -d '{"prompt":"Once upon a time","max_tokens":40,"temperature":0,"stream":true}' >"$OUT/stream"
-python3 -c "
-import json,sys
-frames=[f[6:] for f in open('$OUT/stream').read().strip().split('\n\n') if f.startswith('data: ') and f != 'data: [DONE]']
-s=''.join(json.loads(f)['choices'][0]['text'] for f in frames if json.loads(f)['choices'])
-sys.exit(0 if s == json.load(open('$OUT/gpu'))['choices'][0]['text'] else 1)" \
-  && echo "ok   GPU: streaming equals non-streaming" || { echo "FAIL GPU: stream differs"; fails=$((fails + 1)); }
+same_stream "GPU: streaming equals non-streaming" "$OUT/gpu"
 curl -s "$URL/v1/completions" -d "$LONG" >"$OUT/long1"
 same "GPU: long prompt's text equals the CPU server's" "$OUT/cpu_long" "$OUT/long1"
 curl -s "$URL/v1/completions" -d "$LONG" >"$OUT/r"

@@ -3,6 +3,7 @@
 #   waits for "ready", sets PID and URL. Needs CAIRN and OUT (a scratch folder).
 # check NAME EXPR: EXPR is Python on `t`, the text of $OUT/r; counts failures in `fails`.
 # same NAME FILE_A FILE_B: the two completions' texts are equal (counted like check).
+# same_stream NAME FILE: $BODY streamed gives FILE's completion text (counted like check).
 # stop: SIGTERM to the server, which must exit 0. BODY and LONG: a short and a
 #   repeated long greedy completion request (stories-sized models).
 start_serve() {
@@ -28,3 +29,12 @@ same() {
     echo "FAIL $1: '$(text "$2")' vs '$(text "$3")'"; fails=$((fails + 1)); fi
 }
 stop() { kill -TERM $PID; wait $PID || { echo "FAIL serve exited $?"; fails=$((fails + 1)); }; }
+same_stream() {
+  curl -sN "$URL/v1/completions" -d "$(echo "$BODY" | sed 's/}$/,"stream":true}/')" >"$OUT/stream"
+  if python3 -c "
+import json,sys
+frames=[f[6:] for f in open('$OUT/stream').read().strip().split('\n\n') if f.startswith('data: ') and f != 'data: [DONE]']
+s=''.join(json.loads(f)['choices'][0]['text'] for f in frames if json.loads(f)['choices'])
+sys.exit(0 if s == json.load(open('$2'))['choices'][0]['text'] else 1)"; then echo "ok   $1"; else
+    echo "FAIL $1"; fails=$((fails + 1)); fi
+}
