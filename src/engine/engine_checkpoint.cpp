@@ -116,7 +116,7 @@ PageRecord page_record(const PagedKvState& kv, int32_t slot, std::span<const int
     const int32_t arena = kv.arena_of(slot, static_cast<int>(g));
     if (id < 0 && kv.groups()[g].window == 0) return {};
     std::span<const uint8_t> bytes;
-    if (id >= 0 && (kv.n_shards() > 1 || !kv.pool().on_host())) {  // copied out
+    if (id >= 0 && !kv.pages_in_place()) {  // copied out
       logical[g].resize(static_cast<size_t>(kv.logical_page_bytes(arena)));
       kv.read_page(arena, id, logical[g]);
       bytes = logical[g];

@@ -128,6 +128,9 @@ class PagedKvState final : public KvView {
   // [n_shards][pool().page_bytes(arena)] (what the prefix tiers store).
   int64_t logical_page_bytes(int32_t arena) const { return pool_.page_bytes(arena) * n_shards(); }
   void read_page(int32_t arena, int32_t page, std::span<uint8_t> out) const;
+  // Whether a logical page's bytes are shard 0's pool memory on the host, so a
+  // reader may borrow them in place (else read_page copies them out).
+  bool pages_in_place() const { return others_.empty() && pool_.on_host(); }
   void write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes);
 
   // K+V bytes one position of a sequence costs now, over all layers (one

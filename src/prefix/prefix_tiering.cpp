@@ -16,7 +16,7 @@ PageRecord PrefixCache::record_of(const PageKey& key, const Entry& e) const {
   r.min_reusable = e.min_reusable;
   const std::vector<LayerGroup>& groups = kv_.groups();
   // Host pages of one shard are lent in place; else (shards, device memory) copied.
-  const bool in_place = kv_.n_shards() == 1 && kv_.pool().on_host();
+  const bool in_place = kv_.pages_in_place();
   for (size_t g = 0; g < groups.size(); ++g) {
     RecordGroup rg{groups[g].window, {}};
     if (e.pages[g] >= 0 && in_place)

@@ -42,14 +42,7 @@ ProcessorLists processor_lists(const ProcessorParams& p, std::span<const int32_t
 
 ops::SampleRow sample_row_args(const SamplingParams& s, uint64_t step, int32_t n_top,
                                const ProcessorParams& p, const ProcessorLists& lists) {
-  ops::SampleRow r;
-  r.temperature = s.temperature;
-  r.top_k = s.top_k;
-  r.top_p = s.top_p;
-  r.min_p = s.min_p;
-  r.seed = s.seed;
-  r.step = step;
-  r.n_top = n_top;
+  ops::SampleRow r = chain_row(s, step, n_top);
   r.bias = lists.bias;
   r.repetition_penalty = p.repetition_penalty;
   r.penalized = lists.penalized;

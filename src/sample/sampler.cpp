@@ -29,6 +29,14 @@ int32_t argmax(std::span<const float> logits) {
 SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint64_t step,
                     int32_t n_top) {
   CAIRN_CHECK(!logits.empty(), "sampling no logits");
+  const ops::RowSample r = ops::sample_row(logits, chain_row(p, step, n_top));
+  SampleResult out{r.id, r.logprob, {}};
+  out.top.reserve(r.top.size());
+  for (const ops::TopLogprob& t : r.top) out.top.push_back({t.id, t.logprob});
+  return out;
+}
+
+ops::SampleRow chain_row(const SamplingParams& p, uint64_t step, int32_t n_top) {
   ops::SampleRow row;
   row.temperature = p.temperature;
   row.top_k = p.top_k;
@@ -37,11 +45,7 @@ SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint
   row.seed = p.seed;
   row.step = step;
   row.n_top = n_top;
-  const ops::RowSample r = ops::sample_row(logits, row);
-  SampleResult out{r.id, r.logprob, {}};
-  out.top.reserve(r.top.size());
-  for (const ops::TopLogprob& t : r.top) out.top.push_back({t.id, t.logprob});
-  return out;
+  return row;
 }
 
 int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t step) {

@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include "backend/ops.h"
+
 namespace cairn {
 
 struct SamplingParams {
@@ -48,5 +50,9 @@ SampleResult sample(std::span<const float> logits, const SamplingParams& p, uint
                     int32_t n_top = 0);
 
 int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t step);
+
+// The op's row for the chain alone (no processor lists): what sample() runs, and
+// what sample_row_args (row_args.h) adds a request's processors to.
+ops::SampleRow chain_row(const SamplingParams& p, uint64_t step, int32_t n_top);
 
 }  // namespace cairn

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_test_util.h"
 #include "backend/cuda/attention.h"
 #include "backend/device.h"
 #include "backend/ops.h"
@@ -23,12 +24,6 @@
 
 namespace cairn::gpu_test {
 namespace {
-
-std::vector<int32_t> iota(int64_t n, int32_t start) {
-  std::vector<int32_t> v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(start + static_cast<int32_t>(i));
-  return v;
-}
 
 // Sets the tensor-core switch for a scope, then restores it.
 class TensorCoreSwitch {
@@ -77,17 +72,7 @@ void expect_chunking_invariant(const Config& c) {
   const auto pos = iota(n, 0);
   const std::span<const int32_t> ps(pos);
   const ops::AttentionParams p{1.5f / std::sqrt(static_cast<float>(hd)), c.softcap, c.window};
-  auto run = [&](int64_t chunk) {
-    Tensor out = poisoned_device(q.shape(), DType::kF32);
-    for (int64_t b = 0; b < n; b += chunk) {
-      const int64_t e = std::min(n, b + chunk);
-      Tensor o = out.slice_rows(b, e);
-      ops::attention(q.slice_rows(b, e), k.slice_rows(0, e), v.slice_rows(0, e),
-                     ps.subspan(static_cast<size_t>(b), static_cast<size_t>(e - b)),
-                     ps.subspan(0, static_cast<size_t>(e)), p, o);
-    }
-    return to_host(out);
-  };
+  auto run = [&](int64_t chunk) { return attention_in_chunks(q, k, v, ps, p, chunk); };
   const Tensor all = run(n);
   const size_t row_bytes = static_cast<size_t>(n_heads * hd) * sizeof(float);
   for (int64_t chunk : {1, 7}) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_test_util.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -18,6 +19,8 @@
 namespace cairn {
 namespace {
 
+using gpu_test::attention_in_chunks;
+using gpu_test::iota;
 using gpu_test::poisoned_device;
 using gpu_test::random_host;
 using gpu_test::rel_error;
@@ -37,12 +40,6 @@ std::string describe(const Case& c) {
          std::to_string(c.n_heads) + "/" + std::to_string(c.n_kv_heads) + " head_dim " +
          std::to_string(c.head_dim) + " window " + std::to_string(c.window) + " softcap " +
          std::to_string(c.softcap);
-}
-
-std::vector<int32_t> iota(int64_t n, int32_t start) {
-  std::vector<int32_t> v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(start + static_cast<int32_t>(i));
-  return v;
 }
 
 // Every head_dim × key count × query count once; GQA ratio, window and softcap
@@ -125,17 +122,7 @@ void expect_chunking_invariant(DType dt, int64_t head_dim, int32_t window, float
   const auto pos = iota(n, 0);
   const std::span<const int32_t> ps(pos);
   const ops::AttentionParams p{0.3f, softcap, window};
-  auto run = [&](int64_t chunk) {
-    Tensor out = poisoned_device(q.shape(), DType::kF32);
-    for (int64_t b = 0; b < n; b += chunk) {
-      const int64_t e = std::min(n, b + chunk);
-      Tensor o = out.slice_rows(b, e);
-      ops::attention(q.slice_rows(b, e), k.slice_rows(0, e), v.slice_rows(0, e),
-                     ps.subspan(static_cast<size_t>(b), static_cast<size_t>(e - b)),
-                     ps.subspan(0, static_cast<size_t>(e)), p, o);
-    }
-    return to_host(out);
-  };
+  auto run = [&](int64_t chunk) { return attention_in_chunks(q, k, v, ps, p, chunk); };
   const Tensor all = run(n);
   const size_t row_bytes = static_cast<size_t>(n_heads * head_dim) * sizeof(float);
   for (int64_t chunk : {1, 7, 64}) {
