@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/tensor.h"
 
@@ -49,6 +50,11 @@ class DeviceBackend {
   // ran with it; off, faster kernels may change its last bits. Set it before a
   // run, not while work is in flight. The CPU kernels are invariant either way.
   virtual void set_batch_invariant(bool on) { (void)on; }
+
+  // Op profiling (cairn bench --profile-ops): between start and stop, each op is timed on
+  // the host and on the device; stop returns the table (empty where not supported).
+  virtual void start_op_profile() {}
+  virtual std::string stop_op_profile() { return {}; }
 
   // Graph capture: launches issued on `stream` between begin and end are recorded
   // instead of run; replay runs them again on the same memory.

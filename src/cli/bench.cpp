@@ -271,6 +271,9 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--long-context", f->gpu.long_context,
                   "--device cuda: KV positions of the long-context decode")
       ->capture_default_str();
+  cmd->add_flag("--profile-ops", f->gpu.profile_ops,
+                "--device cuda: time every op of the decode steps on the host and the device and "
+                "print a table per batch size (the timing slows the steps it measures)");
   cmd->callback([f] { run_bench(*f); });
 }
 

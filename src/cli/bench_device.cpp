@@ -12,6 +12,7 @@
 
 #include "backend/device.h"
 #include "backend/device_limits.h"
+#include "backend/ops.h"
 #include "core/error.h"
 #include "kv/device_cache.h"
 #include "model/decoder.h"
@@ -85,7 +86,7 @@ int64_t kv_bytes_per_token(const ModelConfig& c, const ops::KvRowQuant& q = {}) 
 }
 
 // One step of `n_seqs` sequences, `n` tokens each, starting at position `pos`.
-// Returns seconds (the forward ends when its logits reach the host).
+// Returns seconds, until the step's greedy tokens reach the host.
 double step(Model& m, KvView& kv, int32_t n_seqs, int32_t first_slot, int32_t pos, int32_t n) {
   ForwardBatch b;
   for (int32_t s = 0; s < n_seqs; ++s) {
@@ -95,16 +96,16 @@ double step(Model& m, KvView& kv, int32_t n_seqs, int32_t first_slot, int32_t po
       b.positions.push_back(pos + i);
     }
   }
-  // Page-locked, as a serving engine's would be: a pageable copy of 128 rows of a
-  // 128k vocabulary alone takes milliseconds. One buffer, grown as needed.
-  static std::shared_ptr<Storage> pinned;
-  const Shape shape{n_seqs, m.config().vocab_size};
-  const size_t bytes = dtype_bytes(DType::kF32, static_cast<size_t>(shape.numel()));
-  if (!pinned || pinned->size_bytes() < bytes)
-    pinned = device_backend(m.device().kind).allocate_pinned_host(bytes);
-  Tensor logits = Tensor::view_of(pinned, 0, shape, DType::kF32);
+  // Greedy on the device, as the engine samples: only the ids come back.
+  const auto rows = static_cast<int64_t>(b.logit_rows().size());
+  Tensor logits = empty_on(m.device(), {rows, m.config().vocab_size}, DType::kF32);
+  Tensor ids = Tensor::empty({rows}, DType::kI32), lps = Tensor::empty({rows}, DType::kF32);
+  ops::SampleRow row;
+  row.temperature = 0.0f, row.n_top = -1;
+  const std::vector<ops::SampleRow> greedy(static_cast<size_t>(rows), row);
   auto t0 = Clock::now();
   m.forward(b, kv, logits);
+  ops::sample_rows(logits, greedy, {&ids, &lps, nullptr, nullptr});
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
@@ -134,12 +135,19 @@ struct Ctx {
 // the KV in bf16 or in the affine rows q.
 double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
                       const ops::KvRowQuant& q) {
-  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 2, q);
+  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 6, q);
   for (int32_t s = 0; s < n_seqs; ++s) kv.fill_random(s, ctx, 11 + static_cast<uint64_t>(s));
   step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
   std::vector<double> steps;
   for (int32_t i = 1; i <= x.f.decode_tokens; ++i)
     steps.push_back(step(m, kv, n_seqs, 0, ctx + i, 1));
+  if (x.f.profile_ops) {  // more steps, timed op by op: the figures above stay untouched
+    DeviceBackend& dev = device_backend(x.device.kind);
+    dev.start_op_profile();
+    for (int32_t i = 1; i <= 4; ++i) step(m, kv, n_seqs, 0, ctx + x.f.decode_tokens + i, 1);
+    fmt::print("  ops of 4 decode steps, batch {}, context {}:\n{}", n_seqs, ctx,
+               dev.stop_op_profile());
+  }
   return median(steps);
 }
 

@@ -7,6 +7,7 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/op_profile.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -74,6 +75,9 @@ class CudaDevice final : public DeviceBackend {
   }
 
   void set_batch_invariant(bool on) override { cuda::set_batch_invariant(on); }
+
+  void start_op_profile() override { cuda::start_op_profile(); }
+  std::string stop_op_profile() override { return cuda::stop_op_profile(); }
 
   bool supports_graphs() const override { return true; }
   void begin_capture(StreamId s) override {
