@@ -5,11 +5,16 @@
 // accumulators that start at zero. Every shape walks k the same way, so every shape gives
 // every element the same bits (mma_gemm.h).
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/mma_tile.cuh"
+#include "backend/cuda/op_errors.h"
 
 namespace cairn::cuda {
 namespace {
@@ -37,6 +42,11 @@ using Narrow = Tile<16, BN, 1, BN / 8, Stages, BK>;  // BN 8, 16 or 32: one warp
 using Small = Tile<64, 32, 2, 2, 6>;                 // batched decode
 using Medium = Tile<128, 32, 4, 1, 4>;               // batches past 64 rows
 using Large = Tile<128, 128, 2, 4, 3>;               // prefill
+// Squarer tiles for 17-128 rows: fewer re-reads of x and w from L2 than the thin ones.
+using Tile32x64 = Tile<32, 64, 2, 2, 6>;
+using Tile64x64 = Tile<64, 64, 2, 2, 6>;
+using Tile64x128 = Tile<64, 128, 2, 4, 4>;
+using Tile128x64 = Tile<128, 64, 4, 2, 4>;
 
 struct Problem {
   const void* x;
@@ -174,7 +184,24 @@ void launch(const Problem& p) {
   check_launch("mma_gemm_kernel");
 }
 
-enum class Shape { kNarrow32, kNarrow16, kNarrow8, kSmall, kMedium, kLarge };
+enum class Shape {
+  kNarrow32,
+  kNarrow16,
+  kNarrow8,
+  kSmall,
+  kMedium,
+  kLarge,
+  k32x64,
+  k64x64,
+  k64x128,
+  k128x64,
+  kCount
+};
+constexpr const char* kShapeNames[] = {"16x32", "16x16", "16x8",  "64x32",  "128x32",
+                                       "128x128", "32x64", "64x64", "64x128", "128x64"};
+static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
+
+std::atomic<int> g_forced{-1};  // force_mma_tile: a Shape, or -1 (by n and m)
 
 // Tuning of the thin tiles, read once from the environment (every choice gives the same
 // bits: only how k is staged changes, not the order of the k16 steps):
@@ -196,9 +223,14 @@ const NarrowTuning& narrow_tuning() {
   return t;
 }
 
+// Rows of w from which a product counts as wide (an 8B model's gate|up: 28,672).
+constexpr int64_t kWideRows = 16384;
+
 // Thin w tiles while they still give every SM a block; the large tile once it fills the GPU
 // twice over.
 Shape shape_for(int64_t n, int64_t m) {
+  if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0)
+    return static_cast<Shape>(forced);
   const int64_t sms = sm_count();
   if (n <= 16) {
     switch (narrow_tuning().width) {
@@ -212,7 +244,13 @@ Shape shape_for(int64_t n, int64_t m) {
     if (m >= 32 * sms) return Shape::kNarrow32;
     return m >= 16 * sms ? Shape::kNarrow16 : Shape::kNarrow8;
   }
-  if (n <= 64) return Shape::kSmall;
+  // 17-128 rows (batched decode), from MatmulBench.TileSweep on an H200 (docs/performance.md):
+  // wide products (gate|up) want squarer tiles that read x and w fewer times from L2; the rest
+  // want the many blocks of thin tiles.
+  if (n <= 128) {
+    if (m >= kWideRows) return n <= 64 ? Shape::k64x128 : Shape::kLarge;
+    return n <= 32 ? Shape::kNarrow32 : Shape::kSmall;
+  }
   const int64_t large_blocks = ((n + 127) / 128) * ((m + 127) / 128);
   return large_blocks >= 2 * sms ? Shape::kLarge : Shape::kMedium;
 }
@@ -245,6 +283,16 @@ void launch_typed(const Problem& p) {
       return launch<Medium, T>(p);
     case Shape::kLarge:
       return launch<Large, T>(p);
+    case Shape::k32x64:
+      return launch<Tile32x64, T>(p);
+    case Shape::k64x64:
+      return launch<Tile64x64, T>(p);
+    case Shape::k64x128:
+      return launch<Tile64x128, T>(p);
+    case Shape::k128x64:
+      return launch<Tile128x64, T>(p);
+    case Shape::kCount:
+      break;
   }
 }
 
@@ -273,8 +321,18 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
 }
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m) {
-  static const char* const names[] = {"16x32", "16x16", "16x8", "64x32", "128x32", "128x128"};
-  return names[static_cast<int>(shape_for(n, m))];
+  return kShapeNames[static_cast<int>(shape_for(n, m))];
+}
+
+std::vector<std::string> mma_gemm_tile_names() {
+  return {std::begin(kShapeNames), std::end(kShapeNames)};
+}
+
+void force_mma_tile(const std::string& name) {
+  const auto* at = std::find(std::begin(kShapeNames), std::end(kShapeNames), name);
+  if (!name.empty() && at == std::end(kShapeNames))
+    invalid_argument("force_mma_tile", "no tile '" + name + "'");
+  g_forced.store(name.empty() ? -1 : static_cast<int>(at - std::begin(kShapeNames)));
 }
 
 }  // namespace cairn::cuda

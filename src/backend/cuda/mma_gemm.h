@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -25,5 +27,10 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y);
 
 // The tile shape mma_gemm picks for n rows of x and m rows of w (for benchmarks and tests).
 const char* mma_gemm_tile_name(int64_t n, int64_t m);
+// Every tile shape mma_gemm has ("rows of x" x "rows of w").
+std::vector<std::string> mma_gemm_tile_names();
+// Makes every later mma_gemm use tile `name` (one of mma_gemm_tile_names()), or, for "", the
+// tile picked by n and m again. For tests and tuning: every tile gives the same bits.
+void force_mma_tile(const std::string& name);
 
 }  // namespace cairn::cuda

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -145,6 +146,39 @@ TEST(DISABLED_MatmulBench, NarrowRows) {
       std::printf("narrow %-8s n=%-3lld tile %-6s %8.4f ms %6.0f GB/s (%3.0f%% of copy)\n", s.name,
                   static_cast<long long>(n), cuda::mma_gemm_tile_name(n, s.m), ms, gbs,
                   100 * gbs / copy_gbs);
+    }
+  }
+  cuda::set_batch_invariant(saved);
+}
+
+// Every tile of the tensor-core GEMM at 16-256 rows on the Llama-8B projections (q|k|v and
+// gate|up fused): µs a product and GB/s of w, for choosing the tile by n and m (shape_for in
+// mma_gemm.cu):
+//   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*TileSweep*'
+TEST(DISABLED_MatmulBench, TileSweep) {
+  CAIRN_NEED_GPU();
+  const bool saved = cuda::batch_invariant();
+  cuda::set_batch_invariant(true);
+  for (const Shape2& s : {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"},
+                          Shape2{28672, 4096, "gate_up"}, Shape2{4096, 14336, "down"}}) {
+    std::vector<Tensor> ws;
+    const int64_t w_bytes = s.m * s.k * 2;
+    for (int64_t i = 0; i < std::max<int64_t>(2, (256ll << 20) / w_bytes + 1); ++i) {
+      ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
+      device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
+    }
+    for (int64_t n : {16, 32, 64, 128, 256}) {
+      Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
+      device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
+      std::printf("sweep %-8s n=%-4lld (default %-7s):", s.name, static_cast<long long>(n),
+                  cuda::mma_gemm_tile_name(n, s.m));
+      for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+        cuda::force_mma_tile(tile);
+        const double ms = matmul_ms(x, ws, y);
+        std::printf(" %s %.1f", tile.c_str(), ms * 1e3);
+      }
+      cuda::force_mma_tile("");
+      std::printf(" us\n");
     }
   }
   cuda::set_batch_invariant(saved);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -188,19 +189,46 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
   check_rows_independent(14336, 4096, DType::kBF16, {1, 16, 300, 2048}, rng);
   check_rows_independent(1024, 14336, DType::kBF16, {1, 5, 16, 17, 64, 65, 300, 1000}, rng);
   check_rows_independent(200, 4096, DType::kF16, {1, 16, 17, 64, 65, 130}, rng);
+  check_rows_independent(16384, 256, DType::kBF16, {1, 16, 33, 64, 128, 300}, rng);
 }
 
 // The shapes above reach every tile shape the tensor-core GEMM takes by default (thin tiles of 32
-// rows of w for up to 16 rows of x, then 64x32, 128x32, 128x128), so a row is compared across
-// all of them (the test above would say nothing about a shape it never ran).
+// rows of w for up to 32 rows of x, then 64x32 or, for wide products, 64x128; 128x32, 128x128), so
+// a row is compared across all of them (the test above would say nothing about a shape it never
+// ran).
 TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   CAIRN_NEED_GPU();
-  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},  {64, 4096}, {300, 4096},
-                                               {8192, 4096}, {1, 14336}, {1, 1024},  {1, 200},
-                                               {130, 200},   {65, 1024}};
+  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},  {64, 4096},  {300, 4096},
+                                               {8192, 4096}, {1, 14336}, {1, 1024},   {1, 200},
+                                               {130, 200},   {65, 1024}, {33, 16384}, {128, 16384}};
   std::set<std::string> seen;
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
-  EXPECT_EQ(seen, (std::set<std::string>{"16x32", "64x32", "128x32", "128x128"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"16x32", "64x32", "128x32", "128x128", "64x128"}));
+}
+
+// Every tile shape of the tensor-core GEMM gives every element the same bits (each walks k
+// in one order), so the tile may follow n: forced one by one on awkward shapes against the
+// tile picked by n and m.
+TEST(CudaMatmul, EveryTileGivesTheSameBits) {
+  CAIRN_NEED_GPU();
+  InvariantScope scope(true);
+  std::mt19937 rng(21);
+  for (auto [n, m, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 4096}, {37, 200, 1040}, {130, 1000, 4096}}) {
+    const Tensor x = to_device(random_host({n, k}, DType::kF32, rng));
+    const Tensor w = to_device(random_host({m, k}, DType::kBF16, rng));
+    Tensor yd = poisoned_device({n, m}, DType::kF32);
+    ops::matmul(x, w, nullptr, yd);
+    const Tensor picked = to_host(yd);
+    for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+      cuda::force_mma_tile(tile);
+      Tensor forced = poisoned_device({n, m}, DType::kF32);
+      ops::matmul(x, w, nullptr, forced);
+      cuda::force_mma_tile("");
+      EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes()))
+          << "tile " << tile << " at n " << n << ", w [" << m << ", " << k << "]";
+    }
+  }
 }
 
 // On Hopper, cuBLASLt's fixed algorithm (no split-K) and the tensor-core GEMM compute the
