@@ -29,16 +29,18 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 
 // Key blocks [kb, end) that some row of the block may see, in order, for the warp's rows:
 // the next block's K/V staged (by all NT threads) while the current one is attended.
-// split_end() runs after the last block of each key split attended. A warp that does not
-// `attend` only stages and keeps the barriers.
-template <typename T, int HD, int NT, typename SplitEnd>
+// prologue() runs once the first block's copies are issued (the q tiles load meanwhile);
+// split_end() after the last block of each key split attended. A warp that does not `attend`
+// only stages and keeps the barriers.
+template <typename T, int HD, int NT, typename Prologue, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
                      uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
-                     SplitEnd split_end, bool attend = true) {
+                     Prologue prologue, SplitEnd split_end, bool attend = true) {
   using L = Layout<HD>;
   kb = next_key_block(p, b, kb, end);
   if (kb < end) stage_tile<HD, NT>(p, stages, stages + L::kKvTile, b.kvh, kb * kKeyBlock);
   mma::commit();
+  prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
@@ -83,12 +85,15 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   query_range(p, b, kRows);
   const bool first = (threadIdx.x >> 5) == 0;  // the warp that attends
   Rows rows;
-  if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
   const uint32_t q_hi = mma::shared_address(smem);
   State<HD> st;
   walk<T, HD, NT>(
       p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, split * kBlocksPerSplit,
-      (split + 1) * kBlocksPerSplit, [] {}, first);
+      (split + 1) * kBlocksPerSplit,
+      [&] {
+        if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+      },
+      [] {}, first);
   if (first) store_partials<HD>(p, rows, st, split);
 }
 
@@ -151,16 +156,18 @@ __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int 
   query_range(p, b, kWarps * kRows);
   uint8_t* q_w = smem + warp * 2 * L::kQTile;
   Rows rows;
-  load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows);
   const uint32_t q_hi = mma::shared_address(q_w);
   Totals tot;
   tot.acc = reinterpret_cast<float*>(smem + L::totals_offset(kWarps)) + warp * kRows * HD;
   State<HD> st;
-  walk<T, HD, kThreads>(p, b, smem + L::stages_offset(kWarps), q_hi, q_hi + L::kQTile, rows, st, 0,
-                        p.n_splits * kBlocksPerSplit, [&] {
-                          fold_totals<HD>(tot, st);
-                          st = State<HD>{};
-                        });
+  walk<T, HD, kThreads>(
+      p, b, smem + L::stages_offset(kWarps), q_hi, q_hi + L::kQTile, rows, st, 0,
+      p.n_splits * kBlocksPerSplit,
+      [&] { load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows); },
+      [&] {
+        fold_totals<HD>(tot, st);
+        st = State<HD>{};
+      });
   store_outputs<HD>(p, rows, tot);
 }
 

@@ -94,6 +94,39 @@ struct State {
   float acc[HD / 8][4] = {};
 };
 
+// Row i of the warp's tile from its loaded elements x (zeros past the last row): q' = q · 2^e
+// split into the hi and lo tiles, and this lane's Rows entry when the row is one of its two.
+template <typename T, int HD>
+__device__ __forceinline__ void q_row(const Params& p, int kvh, int row0, int i,
+                                      const float (&x)[HD / 32], uint8_t* q_hi, uint8_t* q_lo,
+                                      Rows& rows) {
+  const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
+  const int row = row0 + i, t = row / p.group, head = kvh * p.group + row % p.group;
+  const bool valid = row < n_rows;
+  float max_abs = 0.0f;
+#pragma unroll
+  for (int j = 0; j < HD / 32; ++j) max_abs = fmaxf(max_abs, fabsf(x[j]));
+  const int e = prescale_exponent(warp_max(max_abs));
+  const float up = pow2(e);
+#pragma unroll
+  for (int j = 0; j < HD / 64; ++j) {
+    const int c = 2 * lane + 64 * j;
+    const uint32_t at = mma::swizzled<HD * 2>(i, c / 8) + (c % 8) * 2;
+    uint32_t hi, lo;
+    split2<T>(__fmul_rn(x[2 * j], up), __fmul_rn(x[2 * j + 1], up), hi, lo);
+    *reinterpret_cast<uint32_t*>(q_hi + at) = hi;
+    *reinterpret_cast<uint32_t*>(q_lo + at) = lo;
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    if (i == lane / 4 + 8 * h) {
+      rows.valid[h] = valid;
+      rows.pos[h] = valid ? p.q_pos[t] : 0;
+      rows.out[h] = static_cast<int64_t>(t) * p.n_heads + head;
+      rows.scale[h] = __fmul_rn(p.scale, pow2(-e));
+    }
+}
+
 // The warp's rows [row0, row0 + 16) of KV head kvh: q' split into hi and lo tiles (row i's
 // 16-byte chunk c at swizzled(i, c), as mma_tile.cuh lays out k-tiles), and this lane's Rows.
 // Rows past the last are zeros and invalid.
@@ -101,37 +134,22 @@ template <typename T, int HD>
 __device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, uint8_t* q_lo,
                             Rows& rows) {
   const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
-  for (int i = 0; i < kRows; ++i) {
-    const int row = row0 + i, t = row / p.group, head = kvh * p.group + row % p.group;
-    const bool valid = row < n_rows;
-    const float* q = p.q + (static_cast<int64_t>(t) * p.n_heads + head) * HD;
-    float x[HD / 32];  // elements 2·lane + 64j and the one after
-    float max_abs = 0.0f;
+  constexpr int kBatch = 4;  // rows whose loads are in flight together
+  for (int i0 = 0; i0 < kRows; i0 += kBatch) {
+    float x[kBatch][HD / 32];  // of row i0 + r: elements 2·lane + 64j and the one after
 #pragma unroll
-    for (int j = 0; j < HD / 64; ++j) {
-      x[2 * j] = valid ? q[2 * lane + 64 * j] : 0.0f;
-      x[2 * j + 1] = valid ? q[2 * lane + 64 * j + 1] : 0.0f;
-      max_abs = fmaxf(max_abs, fmaxf(fabsf(x[2 * j]), fabsf(x[2 * j + 1])));
-    }
-    const int e = prescale_exponent(warp_max(max_abs));
-    const float up = pow2(e);
+    for (int r = 0; r < kBatch; ++r) {
+      const int row = row0 + i0 + r, t = row / p.group, head = kvh * p.group + row % p.group;
+      const bool valid = row < n_rows;
+      const float* q = p.q + (static_cast<int64_t>(t) * p.n_heads + head) * HD;
 #pragma unroll
-    for (int j = 0; j < HD / 64; ++j) {
-      const int c = 2 * lane + 64 * j;
-      const uint32_t at = mma::swizzled<HD * 2>(i, c / 8) + (c % 8) * 2;
-      uint32_t hi, lo;
-      split2<T>(__fmul_rn(x[2 * j], up), __fmul_rn(x[2 * j + 1], up), hi, lo);
-      *reinterpret_cast<uint32_t*>(q_hi + at) = hi;
-      *reinterpret_cast<uint32_t*>(q_lo + at) = lo;
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      if (i == lane / 4 + 8 * h) {
-        rows.valid[h] = valid;
-        rows.pos[h] = valid ? p.q_pos[t] : 0;
-        rows.out[h] = static_cast<int64_t>(t) * p.n_heads + head;
-        rows.scale[h] = __fmul_rn(p.scale, pow2(-e));
+      for (int j = 0; j < HD / 64; ++j) {
+        x[r][2 * j] = valid ? q[2 * lane + 64 * j] : 0.0f;
+        x[r][2 * j + 1] = valid ? q[2 * lane + 64 * j + 1] : 0.0f;
       }
+    }
+#pragma unroll
+    for (int r = 0; r < kBatch; ++r) q_row<T, HD>(p, kvh, row0, i0 + r, x[r], q_hi, q_lo, rows);
   }
 }
 
