@@ -69,7 +69,7 @@ template <typename T, int HD>
 void launch_tc(const Params& p, bool split_path) {
   const int rows_per_head = p.n_q * p.group;
   if (split_path) {
-    const size_t smem = tc::Layout<HD>::bytes(1, false);
+    const size_t smem = tc::Layout<HD>::split_bytes();
     static const bool ready = (allow_smem(tc_split_kernel<T, HD, 32>, smem),
                                allow_smem(tc_split_kernel<T, HD, kThreads>, smem), true);
     (void)ready;

@@ -212,7 +212,7 @@ template <typename T, int HD>
 void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
   const int n = static_cast<int>(plan.seqs.size());
   if (plan.split_path) {
-    const size_t smem = tc::Layout<HD>::bytes(1, false);
+    const size_t smem = tc::Layout<HD>::split_bytes();
     static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
                                allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, smem), true);
     (void)ready;

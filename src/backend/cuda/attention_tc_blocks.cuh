@@ -2,15 +2,16 @@
 // (attention.cu: one sequence; attention_seqs.cu: many): the tensor-core counterparts of
 // attention_blocks.cuh's split and fused blocks, with the same key splits, key blocks, block
 // skipping and folds, and the per-key-block arithmetic of attention_tc_math.cuh.
-//   split block  16 rows of one KV head over one key split, attended by the first warp;
+//   split block  16 rows of one KV head over one key split, attended by the first warp (K and
+//                V tiles staged apart: walk_halves);
 //                NT threads stage the tiles (32, or 128 when the grid is too small to keep
 //                the GPU's loads in flight: speed only, the tiles hold the same values):
 //                writes each row's partial (max, sum, acc) to the workspace in the
 //                CUDA-core blocks' format, so the same combine kernel folds them.
 //   fused block  four warps, 64 rows of one KV head (16 each), every key split in order; each
 //                warp folds its rows' partials into totals kept in shared memory.
-// Both walk the key blocks some row of the block may see with the same loop (walk), K/V tiles
-// staged one key block ahead by every thread of the block and shared by its warps.
+// Both walk the key blocks some row of the block may see in order (walk, walk_halves), the
+// next tiles staged by every thread of the block while the current ones are read.
 #pragma once
 
 #include "backend/cuda/attention_tc_stage.cuh"
@@ -57,6 +58,40 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
   }
 }
 
+// walk() for split blocks in half the staging memory (more blocks per SM): a key block's K
+// tile, then its V tile, through two slots, each staged while the other is read (the next
+// block's K while this block's values are summed). The same tiles and arithmetic as walk().
+template <typename T, int HD, int NT, typename Prologue>
+__device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
+                            uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
+                            Prologue prologue, bool attend) {
+  using L = Layout<HD>;
+  uint8_t* k_slot = slots;
+  uint8_t* v_slot = slots + L::kKvTile;
+  const uint32_t k_addr = mma::shared_address(k_slot), v_addr = k_addr + L::kKvTile;
+  kb = next_key_block(p, b, kb, end);
+  if (kb < end) stage_half<HD, NT>(p, k_slot, b.kvh, kb * kKeyBlock, false);
+  mma::commit();
+  prologue();
+  while (kb < end) {
+    stage_half<HD, NT>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+    mma::commit();
+    mma::wait_pending<1>();  // this block's K is in
+    __syncthreads();
+    float w[4][4] = {};
+    if (attend) attend_keys<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
+    __syncthreads();  // the K slot is free
+    const int next = next_key_block(p, b, kb + 1, end);
+    if (next < end) stage_half<HD, NT>(p, k_slot, b.kvh, next * kKeyBlock, false);
+    mma::commit();
+    mma::wait_pending<1>();  // this block's V is in
+    __syncthreads();
+    if (attend) tile_values<T, HD>(w, v_addr, st);
+    __syncthreads();  // the V slot is free
+    kb = next;
+  }
+}
+
 // Split path: the warp's rows' partials of key split `split` (every valid row's max and sum;
 // acc only when the sum is not 0, as the combine reads it only then).
 template <int HD>
@@ -87,13 +122,13 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   Rows rows;
   const uint32_t q_hi = mma::shared_address(smem);
   State<HD> st;
-  walk<T, HD, NT>(
+  walk_halves<T, HD, NT>(
       p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, split * kBlocksPerSplit,
       (split + 1) * kBlocksPerSplit,
       [&] {
         if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
       },
-      [] {}, first);
+      first);
   if (first) store_partials<HD>(p, rows, st, split);
 }
 

@@ -272,17 +272,26 @@ __device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_t
   }
 }
 
+// A key block's first half (K tile staged at shared address k_tile) for the warp's rows: the
+// online-softmax update, leaving the weights in w for tile_values.
+template <typename T, int HD>
+__device__ __forceinline__ void attend_keys(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
+                                            uint32_t k_tile, const Rows& rows, State<HD>& st,
+                                            float (&w)[4][4]) {
+  tile_scores<T, HD>(q_hi, q_lo, k_tile, w);
+  mask_logits(p, key0, rows, w);
+  softmax_row<HD>(0, w, st);
+  softmax_row<HD>(1, w, st);
+}
+
 // One key block (K and V tiles staged at shared addresses k_tile, v_tile) for the warp's rows.
 template <typename T, int HD>
 __device__ __forceinline__ void attend_tile(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
                                             uint32_t k_tile, uint32_t v_tile, const Rows& rows,
                                             State<HD>& st) {
-  float s[4][4];
-  tile_scores<T, HD>(q_hi, q_lo, k_tile, s);
-  mask_logits(p, key0, rows, s);
-  softmax_row<HD>(0, s, st);
-  softmax_row<HD>(1, s, st);
-  tile_values<T, HD>(s, v_tile, st);
+  float w[4][4];
+  attend_keys<T, HD>(p, key0, q_hi, q_lo, k_tile, rows, st, w);
+  tile_values<T, HD>(w, v_tile, st);
 }
 
 }  // namespace cairn::cuda::attn::tc

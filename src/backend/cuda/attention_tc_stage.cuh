@@ -5,7 +5,8 @@
 //
 // A thread block's shared memory, bytes:
 //   q tiles     per warp: hi [16 rows][head_dim], then lo [16 rows][head_dim]
-//   K/V stages  kStages × (K [32 keys][head_dim], then V [32 keys][head_dim])
+//   K/V stages  kStages × (K [32 keys][head_dim], then V [32 keys][head_dim]); the split block:
+//               two slots of [32 keys][head_dim], K and V of a key block staged apart
 //   totals      fused path only, per warp: the folded acc of its rows, [head_dim / 8][4][32] f32
 //               (fragment element, then lane: each lane reads and writes its own words)
 // Staging only moves bytes: whatever way a tile is filled (cp.async, or element by element when
@@ -35,6 +36,9 @@ struct Layout {
     return static_cast<size_t>(warps) * 2 * kQTile + kStages * kStageBytes +
            (totals ? static_cast<size_t>(warps) * kTotalTile : 0);
   }
+  // The split block's: one warp's q tiles, then two slots of one K or V tile each (split_block
+  // stages K and V of a key block apart, so that more blocks fit an SM).
+  __host__ __device__ static constexpr size_t split_bytes() { return 2 * kQTile + 2 * kKvTile; }
   __host__ __device__ static constexpr size_t stages_offset(int warps) {
     return static_cast<size_t>(warps) * 2 * kQTile;
   }
@@ -43,62 +47,63 @@ struct Layout {
   }
 };
 
-// Chunk-wise: every 16-byte chunk of the key block through cp.async (rows 16-byte aligned).
-// Keys at or past n_kv and keys of a released page are zeros, stored directly.
+// Chunk-wise: every 16-byte chunk of the key block's K (values false) or V rows through
+// cp.async (rows 16-byte aligned). Keys at or past n_kv and keys of a released page are zeros,
+// stored directly.
 template <int HD, int NT>
-__device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
-                                             int kvh, int key0) {
+__device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int kvh, int key0,
+                                             bool values) {
   constexpr int kRowBytes = HD * 2, kChunks = HD / 8, kTotal = kKeyBlock * kChunks;
   static_assert(kTotal % NT == 0, "every thread copies the same number of chunks");
   const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
   const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
-  const uint32_t k_base = mma::shared_address(k_tile), v_base = mma::shared_address(v_tile);
+  const uint32_t base = mma::shared_address(tile);
 #pragma unroll
   for (int b = 0; b < kTotal / NT; ++b) {
     const int i = static_cast<int>(threadIdx.x) + b * NT, j = i / kChunks, c = i % kChunks;
     const int key = key0 + j;
-    const uint8_t* k = key < p.n_kv ? key_row(p, false, key, token_bytes) : nullptr;
-    const uint8_t* v = key < p.n_kv ? key_row(p, true, key, token_bytes) : nullptr;
+    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
     const uint32_t off = mma::swizzled<kRowBytes>(j, c);
-    if (k)
-      mma::copy16(k_base + off, k + head_off + c * 16);
+    if (row)
+      mma::copy16(base + off, row + head_off + c * 16);
     else
-      *reinterpret_cast<uint4*>(k_tile + off) = make_uint4(0, 0, 0, 0);
-    if (v)
-      mma::copy16(v_base + off, v + head_off + c * 16);
-    else
-      *reinterpret_cast<uint4*>(v_tile + off) = make_uint4(0, 0, 0, 0);
+      *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
   }
 }
 
 // Element-wise, for rows that are not 16-byte aligned: the same tile values, synchronously.
 template <int HD, int NT>
-__device__ __forceinline__ void stage_elements(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
-                                               int kvh, int key0) {
+__device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, int kvh, int key0,
+                                               bool values) {
   constexpr int kRowBytes = HD * 2;
   const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
   const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
   for (int i = static_cast<int>(threadIdx.x); i < kKeyBlock * HD; i += NT) {
     const int j = i / HD, c = i % HD, key = key0 + j;
-    const uint8_t* k = key < p.n_kv ? key_row(p, false, key, token_bytes) : nullptr;
-    const uint8_t* v = key < p.n_kv ? key_row(p, true, key, token_bytes) : nullptr;
+    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
     const uint32_t off = mma::swizzled<kRowBytes>(j, c / 8) + (c % 8) * 2;
-    *reinterpret_cast<uint16_t*>(k_tile + off) =
-        k ? reinterpret_cast<const uint16_t*>(k + head_off)[c] : uint16_t{0};
-    *reinterpret_cast<uint16_t*>(v_tile + off) =
-        v ? reinterpret_cast<const uint16_t*>(v + head_off)[c] : uint16_t{0};
+    *reinterpret_cast<uint16_t*>(tile + off) =
+        row ? reinterpret_cast<const uint16_t*>(row + head_off)[c] : uint16_t{0};
   }
 }
 
-// Stages keys [key0, key0 + 32) of KV head kvh of K and V into k_tile and v_tile, by the
+// Stages keys [key0, key0 + 32) of KV head kvh of K (values false) or V into `tile`, by the
 // block's NT threads. cp.async copies complete at the caller's wait; direct stores at once.
+template <int HD, int NT>
+__device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int kvh, int key0,
+                                           bool values) {
+  if (p.vec_loads)
+    stage_chunks<HD, NT>(p, tile, kvh, key0, values);
+  else
+    stage_elements<HD, NT>(p, tile, kvh, key0, values);
+}
+
+// The same of K into k_tile and V into v_tile.
 template <int HD, int NT>
 __device__ __forceinline__ void stage_tile(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
                                            int kvh, int key0) {
-  if (p.vec_loads)
-    stage_chunks<HD, NT>(p, k_tile, v_tile, kvh, key0);
-  else
-    stage_elements<HD, NT>(p, k_tile, v_tile, kvh, key0);
+  stage_half<HD, NT>(p, k_tile, kvh, key0, false);
+  stage_half<HD, NT>(p, v_tile, kvh, key0, true);
 }
 
 }  // namespace cairn::cuda::attn::tc
