@@ -1,5 +1,5 @@
-// ops::split_columns on the GPU: one strided (2-D) device copy per part, ordered
-// on the ops' stream. Entry of the CUDA op table (cuda_ops.cpp).
+// ops::split_columns on the GPU: every part in one launch on the ops' stream
+// (split_columns.cu). Entry of the CUDA op table (cuda_ops.cpp).
 #pragma once
 
 #include <span>

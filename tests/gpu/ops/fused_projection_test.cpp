@@ -78,5 +78,30 @@ TEST(FusedProjection, SplitColumnsEqualsTheCpu) {
   }
 }
 
+// Widths of four (moved as float4) and more parts than one launch takes (strided copies).
+TEST(FusedProjection, SplitColumnsWideAndManyParts) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(23);
+  for (const std::vector<int64_t>& widths :
+       {std::vector<int64_t>{128, 32, 32}, std::vector<int64_t>(9, 4)}) {
+    int64_t total = 0;
+    for (int64_t w : widths) total += w;
+    const Tensor xh = random_host({5, total}, DType::kF32, rng);
+    const Tensor x = to_device(xh);
+    std::vector<Tensor> dev, host;
+    for (int64_t w : widths) {
+      dev.push_back(poisoned_device({5, w}, DType::kF32));
+      host.push_back(Tensor::empty({5, w}, DType::kF32));
+    }
+    std::vector<Tensor*> dp, hp;
+    for (size_t i = 0; i < widths.size(); ++i) dp.push_back(&dev[i]), hp.push_back(&host[i]);
+    ops::split_columns(x, dp);
+    ops::split_columns(xh, hp);
+    for (size_t i = 0; i < widths.size(); ++i)
+      EXPECT_EQ(std::memcmp(to_host(dev[i]).raw(), host[i].raw(), host[i].nbytes()), 0)
+          << widths.size() << " parts, part " << i;
+  }
+}
+
 }  // namespace
 }  // namespace cairn::gpu_test
