@@ -1,6 +1,7 @@
 #include "model/blocks.h"
 
 #include <initializer_list>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,21 @@ void project_qkv(const AttentionWeights& w, const Tensor& x, Tensor& q, Tensor& 
   q = std::move(p[0]), k = std::move(p[1]), v = std::move(p[2]);
 }
 
+// RoPE on q3 [n, n_heads, hd] and k3 [n, n_kv_heads, hd]: one launch when k's one row follows
+// q's in memory (a fused projection's views at n = 1), as every head is rotated on its own.
+void rope_qk(Tensor& q3, Tensor& k3, std::span<const int32_t> positions,
+             const ops::RopeParams& rope) {
+  if (q3.dim(0) == 1 && q3.storage() == k3.storage() &&
+      k3.offset_bytes() == q3.offset_bytes() + q3.nbytes()) {
+    Tensor qk = Tensor::view_of(q3.storage(), q3.offset_bytes(),
+                                {1, q3.dim(1) + k3.dim(1), q3.dim(2)}, DType::kF32);
+    ops::rope(qk, positions, rope);
+    return;
+  }
+  ops::rope(q3, positions, rope);
+  ops::rope(k3, positions, rope);
+}
+
 }  // namespace
 
 void attention_block(const AttentionWeights& w, const AttentionShape& s,
@@ -67,8 +83,7 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
   Tensor q3 = q.reshape({n, s.n_heads, s.head_dim});
   Tensor k3 = k.reshape({n, s.n_kv_heads, s.head_dim});
   Tensor v3 = v.reshape({n, s.n_kv_heads, s.head_dim});
-  ops::rope(q3, batch.positions, rope);
-  ops::rope(k3, batch.positions, rope);
+  rope_qk(q3, k3, batch.positions, rope);
   Tensor att = empty_on(x.device(), {n, s.n_heads, s.head_dim}, DType::kF32);
   kv.append_and_attend(il, batch, q3, k3, v3, params, att);
   ops::matmul(att.reshape({n, s.n_heads * s.head_dim}), w.wo, nullptr, out);
