@@ -40,9 +40,12 @@ struct OpTable {
   void (*split_columns)(const Tensor& x, std::span<Tensor* const> parts) = nullptr;
   void (*sample_rows)(Tensor& logits, std::span<const SampleRow> rows,
                       const SampleOutputs& out) = nullptr;
+  // Optional fused forms: when empty, ops.cpp runs the ops they fuse.
+  void (*add_rms_norm)(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) = nullptr;
 };
 
-// Installs (or replaces) the table of a device kind. Every entry must be set.
+// Installs (or replaces) the table of a device kind. Every entry must be set but the
+// optional fused forms.
 void register_op_table(DeviceKind kind, const OpTable& table);
 
 // The table registered for `kind`; the CPU table is registered on first use.

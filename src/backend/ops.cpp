@@ -67,6 +67,17 @@ void add(const Tensor& a, const Tensor& b, Tensor& y) {
   op_table(y.device().kind).add(a, b, y);
 }
 
+void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) {
+  check_same_f32("add_rms_norm", x, r);
+  check_norm("add_rms_norm", x, w, nullptr, y);
+  if (y.raw() == x.raw() || y.raw() == r.raw())
+    fail(ErrorCode::kInvalidArgument, "add_rms_norm: y must not alias x or r");
+  const OpTable& t = op_table(y.device().kind);
+  if (t.add_rms_norm) return t.add_rms_norm(x, r, w, eps, y);
+  t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
+  t.rms_norm(x, w, eps, y);
+}
+
 void scale(Tensor& x, float s) {
   check_f32("scale", x);
   op_table(x.device().kind).scale(x, s);

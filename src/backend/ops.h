@@ -125,6 +125,11 @@ void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tens
 // y = a + b, elementwise f32, same shape. y may alias a or b.
 void add(const Tensor& a, const Tensor& b, Tensor& y);
 
+// The residual stream's add and the next RMSNorm in one pass: x += r, then y = rms_norm(x, w,
+// eps). Bits equal add(x, r, x) followed by rms_norm(x, w, eps, y). x, r, y [..., d] f32
+// (y distinct from x and r), w [d].
+void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y);
+
 // x *= s, elementwise f32, in place.
 void scale(Tensor& x, float s);
 

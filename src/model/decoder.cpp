@@ -67,20 +67,23 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
   Tensor h = empty_on(dev, {n, c.hidden_size}, DType::kF32);
   Tensor y = empty_on(dev, {n, c.hidden_size}, DType::kF32);
 
+  // Each residual add runs with the norm after it (add_rms_norm: the same bits as the two).
+  if (c.n_layers > 0) ops::rms_norm(x, weights_.layers.front().attn_norm, eps, h);
   for (int il = 0; il < c.n_layers; ++il) {
     const LayerWeights& lw = weights_.layers[static_cast<size_t>(il)];
     ops::AttentionParams ap{o.attn_scale, o.attn_softcap, c.layer_window[static_cast<size_t>(il)]};
     const RopeTable& rope = o.ropes[static_cast<size_t>(o.layer_rope[static_cast<size_t>(il)])];
 
-    ops::rms_norm(x, lw.attn_norm, eps, h);
     attention_block(lw.attn, shape, rope.params(), ap, il, batch, kv, h, y);
     if (o.sandwich_norms) ops::rms_norm(y, lw.post_attn_norm, eps, y);
-    ops::add(x, y, x);
+    ops::add_rms_norm(x, y, lw.ffn_norm, eps, h);
 
-    ops::rms_norm(x, lw.ffn_norm, eps, h);
     gated_mlp(lw.mlp, o.activation, h, y);
     if (o.sandwich_norms) ops::rms_norm(y, lw.post_ffn_norm, eps, y);
-    ops::add(x, y, x);
+    if (il + 1 < c.n_layers)
+      ops::add_rms_norm(x, y, weights_.layers[static_cast<size_t>(il) + 1].attn_norm, eps, h);
+    else
+      ops::add(x, y, x);
   }
 
   if (!rows.empty()) logits_of(x, rows, logits);

@@ -11,17 +11,26 @@
 namespace cairn::cuda {
 namespace {
 
-// x, y [n, d] (y may alias x); w [d]. Block r normalizes row r.
+// x, y [n, d] (y may alias x unless r is given); w [d]. Block i normalizes row i. With r
+// [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
+// reads it again.
 template <int kThreads>
-__global__ void rms_norm_kernel(const float* x, const float* w, float eps, float* y, int64_t d,
-                                bool vec) {
-  const float* xr = x + blockIdx.x * d;
+__global__ void rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y,
+                                int64_t d, bool vec) {
+  float* xr = x + blockIdx.x * d;
+  const float* rr = r ? r + blockIdx.x * d : nullptr;
   float* yr = y + blockIdx.x * d;
   const int64_t groups = (d + 3) / 4;
   float ss = 0.0f;
   for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
     float v[4];
     load_group4(xr, g, d, vec, v);
+    if (rr) {
+      float a[4];
+      load_group4(rr, g, d, vec, a);
+      for (int j = 0; j < 4; ++j) v[j] = __fadd_rn(v[j], a[j]);
+      store_group4(xr, g, d, vec, v);
+    }
     for (int j = 0; j < 4; ++j) ss = __fmaf_rn(v[j], v[j], ss);  // zeros past d add nothing
   }
   ss = block_reduce<kThreads>(ss, SumOp{});
@@ -85,19 +94,34 @@ bool vec_rows(int64_t d, const void* a, const void* b, const void* c, const void
 
 }  // namespace
 
-void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y) {
-  const int64_t d = x.dim(-1), n = row_count("rms_norm", x);
+namespace {
+
+// x += r first when r is given (add_rms_norm).
+void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const float* r,
+                     const Tensor& w, float eps, Tensor& y) {
+  const int64_t d = shape_of_x.dim(-1), n = row_count(op, shape_of_x);
   if (n == 0) return;
   const unsigned grid = static_cast<unsigned>(n);
-  const bool vec = vec_rows(d, x.raw(), w.raw(), y.raw());
-  const float *xd = x.data<float>(), *wd = w.data<float>();
+  const bool vec = vec_rows(d, x, w.raw(), y.raw(), r);
+  const float* wd = w.data<float>();
   if (d >= kLongRow)
     rms_norm_kernel<kRowThreadsLong>
-        <<<grid, kRowThreadsLong, 0, stream()>>>(xd, wd, eps, y.data<float>(), d, vec);
+        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, y.data<float>(), d, vec);
   else
     rms_norm_kernel<kRowThreadsShort>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(xd, wd, eps, y.data<float>(), d, vec);
+        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, y.data<float>(), d, vec);
   check_launch("rms_norm_kernel");
+}
+
+}  // namespace
+
+void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y) {
+  // Not written through without r: x is only read.
+  launch_rms_norm("rms_norm", const_cast<float*>(x.data<float>()), x, nullptr, w, eps, y);
+}
+
+void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) {
+  launch_rms_norm("add_rms_norm", x.data<float>(), x, r.data<float>(), w, eps, y);
 }
 
 void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Tensor& y) {

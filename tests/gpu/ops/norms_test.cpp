@@ -4,6 +4,7 @@
 // inside a batch of 64 rows.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "backend/cpu/reference/reference.h"
@@ -52,6 +53,27 @@ TEST(GpuNorms, MatchReference) {
       run_norm(kind, to_device(x), to_device(w), to_device(b), y);
       EXPECT_LE(rel_error(to_host(y), ref), kF32Bound) << name(kind) << " d " << d;
     }
+}
+
+// add_rms_norm on the GPU: x += r and y the same bits as add then rms_norm on the GPU (both
+// block sizes, float4 and scalar reads).
+TEST(GpuNorms, AddRmsNormIsAddThenRmsNorm) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(13);
+  for (int64_t d : kWidths) {
+    const int64_t n = rows_for(d);
+    const Tensor xh = random_host({n, d}, DType::kF32, rng, 5.0f);
+    const Tensor r = to_device(random_host({n, d}, DType::kF32, rng));
+    const Tensor w = to_device(random_host({d}, DType::kF32, rng));
+    Tensor x = to_device(xh), x2 = to_device(xh);
+    Tensor y = poisoned_device({n, d}, DType::kF32), y2 = poisoned_device({n, d}, DType::kF32);
+    ops::add_rms_norm(x, r, w, 1e-6f, y);
+    ops::add(x2, r, x2);
+    ops::rms_norm(x2, w, 1e-6f, y2);
+    const Tensor a = to_host(x), b = to_host(x2), ya = to_host(y), yb = to_host(y2);
+    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << "x, d " << d;
+    EXPECT_EQ(std::memcmp(ya.raw(), yb.raw(), ya.nbytes()), 0) << "y, d " << d;
+  }
 }
 
 TEST(GpuNorms, ThreeDimInputAndInPlace) {

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/ops.h"
+#include "core/error.h"
 #include "op_test_util.h"
 
 namespace cairn {
@@ -52,6 +53,23 @@ TEST_P(Pointwise, RmsNormAndLayerNorm) {
     ops::rms_norm(in_place, w, 1e-6f, in_place);
     ops::rms_norm(x, w, 1e-6f, y);
     EXPECT_TRUE(test::bit_equal(in_place, y)) << "aliasing changed rms_norm";
+  }
+}
+
+// add_rms_norm is add then rms_norm, bit for bit; y may not alias x or r.
+TEST_P(Pointwise, AddRmsNormIsAddThenRmsNorm) {
+  for (int64_t d : {1, 7, 64, 4099}) {
+    Tensor x = random_tensor({3, d}, DType::kF32, 12, 5.0f),
+           r = random_tensor({3, d}, DType::kF32, 13);
+    Tensor w = random_tensor({d}, DType::kF32, 14);
+    Tensor x2 = copy_of(x), y = Tensor::empty(x.shape(), DType::kF32);
+    Tensor y2 = Tensor::empty(x.shape(), DType::kF32);
+    ops::add_rms_norm(x, r, w, 1e-6f, y);
+    ops::add(x2, r, x2);
+    ops::rms_norm(x2, w, 1e-6f, y2);
+    EXPECT_TRUE(test::bit_equal(x, x2)) << "d " << d;
+    EXPECT_TRUE(test::bit_equal(y, y2)) << "d " << d;
+    EXPECT_THROW(ops::add_rms_norm(x, r, w, 1e-6f, x), Error);
   }
 }
 
