@@ -77,14 +77,21 @@ void report(const Shape2& s, int64_t n, const char* what, double ms, double copy
       100 * gf / gemm_gflops);
 }
 
-void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
+// Random bf16 weights of shape s, enough copies to exceed 256 MB together (past the L2), so
+// that rotating over them times reads from device memory.
+std::vector<Tensor> weight_copies(const Shape2& s) {
   const int64_t w_bytes = s.m * s.k * 2;
-  const size_t copies = static_cast<size_t>(std::max<int64_t>(2, (256ll << 20) / w_bytes + 1));
   std::vector<Tensor> ws;
-  for (size_t i = 0; i < copies; ++i) {
+  for (int64_t i = 0; i < std::max<int64_t>(2, (256ll << 20) / w_bytes + 1); ++i) {
     ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
-    device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
+    device_backend(DeviceKind::kCuda)
+        .fill_uniform(ws.back(), 1 + static_cast<uint64_t>(i), -0.05f, 0.05f);
   }
+  return ws;
+}
+
+void bench_shape(const Shape2& s, double copy_gbs, double gemm_gflops) {
+  const std::vector<Tensor> ws = weight_copies(s);
   for (int64_t n : {int64_t{1}, int64_t{16}, int64_t{64}, int64_t{128}, int64_t{8192}}) {
     Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32);
     device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
@@ -132,12 +139,8 @@ TEST(DISABLED_MatmulBench, NarrowRows) {
   const double copy_gbs = cuda::measure_copy_bandwidth_gbs();
   for (const Shape2& s : {Shape2{4096, 4096, "q/o"}, Shape2{1024, 4096, "k/v"},
                           Shape2{14336, 4096, "gate/up"}, Shape2{4096, 14336, "down"}}) {
-    std::vector<Tensor> ws;
+    const std::vector<Tensor> ws = weight_copies(s);
     const int64_t w_bytes = s.m * s.k * 2;
-    for (int64_t i = 0; i < std::max<int64_t>(2, (256ll << 20) / w_bytes + 1); ++i) {
-      ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
-      device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
-    }
     for (int64_t n : {int64_t{1}, int64_t{16}}) {
       Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
@@ -151,9 +154,9 @@ TEST(DISABLED_MatmulBench, NarrowRows) {
   cuda::set_batch_invariant(saved);
 }
 
-// Every tile of the tensor-core GEMM at 16-256 rows on the Llama-8B projections (q|k|v and
-// gate|up fused): µs a product and GB/s of w, for choosing the tile by n and m (shape_for in
-// mma_gemm.cu):
+// Every tile of the tensor-core GEMM at 16-128 rows (above, cuBLASLt takes over) on the Llama-8B
+// projections (q|k|v and gate|up fused): µs a product and GB/s of w, for choosing the tile by n and
+// m (shape_for in mma_gemm.cu):
 //   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*TileSweep*'
 TEST(DISABLED_MatmulBench, TileSweep) {
   CAIRN_NEED_GPU();
@@ -161,13 +164,8 @@ TEST(DISABLED_MatmulBench, TileSweep) {
   cuda::set_batch_invariant(true);
   for (const Shape2& s : {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"},
                           Shape2{28672, 4096, "gate_up"}, Shape2{4096, 14336, "down"}}) {
-    std::vector<Tensor> ws;
-    const int64_t w_bytes = s.m * s.k * 2;
-    for (int64_t i = 0; i < std::max<int64_t>(2, (256ll << 20) / w_bytes + 1); ++i) {
-      ws.push_back(empty_on(kGpu, {s.m, s.k}, DType::kBF16));
-      device_backend(DeviceKind::kCuda).fill_uniform(ws.back(), 1 + i, -0.05f, 0.05f);
-    }
-    for (int64_t n : {16, 32, 64, 128, 256}) {
+    const std::vector<Tensor> ws = weight_copies(s);
+    for (int64_t n : {16, 32, 64, 128}) {
       Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
       std::printf("sweep %-8s n=%-4lld (default %-7s):", s.name, static_cast<long long>(n),
