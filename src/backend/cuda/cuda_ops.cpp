@@ -22,10 +22,11 @@ namespace cairn::cuda {
 namespace {
 
 // Every entry of the CUDA op table, by its member's (and function's) name.
-#define CAIRN_CUDA_OPS(X)                                                                          \
-  X(matmul)                                                                                        \
-  X(embedding) X(rms_norm) X(layer_norm) X(rope) X(attention) X(attention_seqs) X(attention_pages) \
-      X(gated_activation) X(add) X(scale) X(softcap) X(softmax) X(log_softmax) X(convert)          \
+#define CAIRN_CUDA_OPS(X)                                                                 \
+  X(matmul)                                                                               \
+  X(embedding)                                                                            \
+  X(rms_norm) X(layer_norm) X(rope) X(attention) X(attention_seqs) X(attention_pages)     \
+      X(gated_activation) X(add) X(scale) X(softcap) X(softmax) X(log_softmax) X(convert) \
           X(convert_rows) X(quantize_rows) X(split_columns) X(sample_rows) X(add_rms_norm)
 
 ops::OpTable table(bool timed) {

@@ -197,7 +197,7 @@ enum class Shape {
   k128x64,
   kCount
 };
-constexpr const char* kShapeNames[] = {"16x32", "16x16", "16x8",  "64x32",  "128x32",
+constexpr const char* kShapeNames[] = {"16x32",   "16x16", "16x8",  "64x32",  "128x32",
                                        "128x128", "32x64", "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 
