@@ -51,10 +51,10 @@ class DeviceBackend {
   // run, not while work is in flight. The CPU kernels are invariant either way.
   virtual void set_batch_invariant(bool on) { (void)on; }
 
-  // Op profiling (cairn bench --profile-ops): between start and stop, each op is timed on
-  // the host and on the device; stop returns the table (empty where not supported).
-  virtual void start_op_profile() {}
-  virtual std::string stop_op_profile() { return {}; }
+  // Op profiling (cairn bench --profile-ops, backend/op_profile.h): between start and stop,
+  // each op is timed on the host and on the device; stop returns the table.
+  virtual void start_op_profile() = 0;
+  virtual std::string stop_op_profile() = 0;
 
   // Graph capture: launches issued on `stream` between begin and end are recorded
   // instead of run; replay runs them again on the same memory.

@@ -25,7 +25,7 @@ struct DeviceBenchFlags {
   int32_t long_context = 32768;   // decode at batch 1 over this much KV (first shape only)
   int32_t kv_group_size = KvSettings{}.group_size;  // the long decode's 8-bit and 4-bit KV
   std::string work_dir = "/tmp/cairn-bench";
-  bool profile_ops = false;  // a table of every op's host and device time per decode batch
+  bool profile_ops = false;  // --profile-ops (the CPU bench's too): every op's times in a table
 };
 
 // The named shapes run_device_bench knows.

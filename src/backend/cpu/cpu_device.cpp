@@ -2,9 +2,12 @@
 // is issued, no graph capture.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "backend/device.h"
+#include "backend/op_profile.h"
 #include "backend/ops.h"
 #include "core/error.h"
 #ifdef CAIRN_HAVE_CUDA
@@ -13,6 +16,22 @@
 
 namespace cairn {
 namespace {
+
+// Op-profile marks (op_profile.h): ops run as they are issued, so the host clock.
+class CpuMarks final : public ops::OpMarks {
+ public:
+  void mark(size_t i) override {
+    if (times_.size() <= i) times_.resize(i + 1);
+    times_[i] = std::chrono::steady_clock::now();
+  }
+  double between_us(size_t a, size_t b) override {
+    return std::chrono::duration<double, std::micro>(times_[b] - times_[a]).count();
+  }
+  void synchronize() override {}
+
+ private:
+  std::vector<std::chrono::steady_clock::time_point> times_;
+};
 
 class CpuDevice final : public DeviceBackend {
  public:
@@ -49,6 +68,9 @@ class CpuDevice final : public DeviceBackend {
     if (t.dtype() != DType::kF32) ops::convert(f, t);
   }
 
+  void start_op_profile() override { ops::start_op_profile(DeviceKind::kCpu, marks_); }
+  std::string stop_op_profile() override { return ops::stop_op_profile(DeviceKind::kCpu); }
+
   bool supports_graphs() const override { return false; }
   void begin_capture(StreamId) override { no_graphs(); }
   GraphId end_capture(StreamId) override { no_graphs(); }
@@ -62,6 +84,8 @@ class CpuDevice final : public DeviceBackend {
   [[noreturn]] static void no_graphs() {
     fail(ErrorCode::kUnsupported, "the CPU backend runs eagerly and has no graph capture");
   }
+
+  CpuMarks marks_;
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
 #include "backend/cuda/matmul.h"
-#include "backend/cuda/op_profile.h"
+#include "backend/op_profile.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -29,6 +29,29 @@ class DeviceStorage final : public Storage {
 
  private:
   bool pinned_;
+};
+
+// Op-profile marks (op_profile.h): events on the ops' stream, created as needed and
+// reused by later windows.
+class CudaMarks final : public ops::OpMarks {
+ public:
+  void mark(size_t i) override {
+    while (events_.size() <= i) {
+      cudaEvent_t e = nullptr;
+      CAIRN_CUDA_CHECK(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+    CAIRN_CUDA_CHECK(cudaEventRecord(events_[i], stream()));
+  }
+  double between_us(size_t a, size_t b) override {
+    float ms = 0;
+    CAIRN_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[a], events_[b]));
+    return 1e3 * ms;
+  }
+  void synchronize() override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(stream())); }
+
+ private:
+  std::vector<cudaEvent_t> events_;
 };
 
 class CudaDevice final : public DeviceBackend {
@@ -76,8 +99,8 @@ class CudaDevice final : public DeviceBackend {
 
   void set_batch_invariant(bool on) override { cuda::set_batch_invariant(on); }
 
-  void start_op_profile() override { cuda::start_op_profile(); }
-  std::string stop_op_profile() override { return cuda::stop_op_profile(); }
+  void start_op_profile() override { ops::start_op_profile(DeviceKind::kCuda, marks_); }
+  std::string stop_op_profile() override { return ops::stop_op_profile(DeviceKind::kCuda); }
 
   bool supports_graphs() const override { return true; }
   void begin_capture(StreamId s) override {
@@ -118,6 +141,7 @@ class CudaDevice final : public DeviceBackend {
 
   std::mutex mutex_;
   std::vector<cudaGraphExec_t> graphs_;
+  CudaMarks marks_;
 };
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include "backend/cuda/gated_activation.h"
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/norms.h"
-#include "backend/cuda/op_profile.h"
 #include "backend/cuda/quantize_rows.h"
 #include "backend/cuda/rope.h"
 #include "backend/cuda/sample_rows.h"
@@ -19,38 +18,29 @@
 
 namespace cairn::cuda {
 
-namespace {
-
-// Every entry of the CUDA op table, by its member's (and function's) name.
-#define CAIRN_CUDA_OPS(X)                                                                 \
-  X(matmul)                                                                               \
-  X(embedding)                                                                            \
-  X(rms_norm) X(layer_norm) X(rope) X(attention) X(attention_seqs) X(attention_pages)     \
-      X(gated_activation) X(add) X(scale) X(softcap) X(softmax) X(log_softmax) X(convert) \
-          X(convert_rows) X(quantize_rows) X(split_columns) X(sample_rows) X(add_rms_norm)
-
-ops::OpTable table(bool timed) {
-  ops::OpTable t;
-#define CAIRN_PLAIN(op) t.op = &op;
-#define CAIRN_TIMED(op) t.op = &Timed<#op, &op>::call;
-  if (timed) {
-    CAIRN_CUDA_OPS(CAIRN_TIMED)
-  } else {
-    CAIRN_CUDA_OPS(CAIRN_PLAIN)
-  }
-#undef CAIRN_PLAIN
-#undef CAIRN_TIMED
-  return t;
-}
-
-}  // namespace
-
 void register_cuda_ops() {
-  ops::register_op_table(DeviceKind::kCuda, table(false));
-}
-
-void install_timed_ops() {
-  ops::register_op_table(DeviceKind::kCuda, table(true));
+  ops::OpTable t;
+  t.matmul = &matmul;
+  t.embedding = &embedding;
+  t.rms_norm = &rms_norm;
+  t.layer_norm = &layer_norm;
+  t.rope = &rope;
+  t.attention = &attention;
+  t.attention_seqs = &attention_seqs;
+  t.attention_pages = &attention_pages;
+  t.gated_activation = &gated_activation;
+  t.add = &add;
+  t.scale = &scale;
+  t.softcap = &softcap;
+  t.softmax = &softmax;
+  t.log_softmax = &log_softmax;
+  t.convert = &convert;
+  t.convert_rows = &convert_rows;
+  t.quantize_rows = &quantize_rows;
+  t.split_columns = &split_columns;
+  t.sample_rows = &sample_rows;
+  t.add_rms_norm = &add_rms_norm;
+  ops::register_op_table(DeviceKind::kCuda, t);
 }
 
 }  // namespace cairn::cuda

@@ -5,7 +5,5 @@
 namespace cairn::cuda {
 
 void register_cuda_ops();
-// Replaces it with the table whose entries op_profile.h times.
-void install_timed_ops();
 
 }  // namespace cairn::cuda

@@ -92,10 +92,6 @@ bool vec_rows(int64_t d, const void* a, const void* b, const void* c, const void
   return d % 4 == 0 && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(e);
 }
 
-}  // namespace
-
-namespace {
-
 // x += r first when r is given (add_rms_norm).
 void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const float* r,
                      const Tensor& w, float eps, Tensor& y) {
