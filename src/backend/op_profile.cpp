@@ -80,13 +80,13 @@ struct Timed<K, N, M> {
 
 // Every entry of OpTable by its member's name; optional ones stay empty when the wrapped
 // table has none.
-#define CAIRN_OP_ENTRIES(X)                                                                   \
-  X(matmul)                                                                                   \
-  X(embedding)                                                                                \
-  X(rms_norm)                                                                                 \
-  X(layer_norm) X(rope) X(attention) X(attention_seqs) X(attention_pages) X(gated_activation) \
-      X(add) X(scale) X(softcap) X(softmax) X(log_softmax) X(convert) X(convert_rows)         \
-          X(quantize_rows) X(split_columns) X(sample_rows) X(add_rms_norm)
+// clang-format off
+#define CAIRN_OP_ENTRIES(X)                                                                 \
+  X(matmul) X(embedding) X(rms_norm) X(layer_norm) X(rope) X(attention) X(attention_seqs)  \
+  X(attention_pages) X(gated_activation) X(add) X(scale) X(softcap) X(softmax)             \
+  X(log_softmax) X(convert) X(convert_rows) X(quantize_rows) X(split_columns)              \
+  X(sample_rows) X(add_rms_norm)
+// clang-format on
 
 template <DeviceKind K>
 OpTable timed_table(const OpTable& inner) {
