@@ -8,11 +8,12 @@
 #           the copy bandwidth and bf16 GEMM rate measured in the same run) and the transformers
 #           baseline (tools/gpu/hf_baseline.py);
 # and prints a short table last. Logs go to $SUITE_LOGS (default build/gpu-suite).
-# SUITE_STEPS (default "checks sanitize micro bench baseline") picks the parts to run.
+# SUITE_STEPS (default "checks sanitize micro bench profile baseline") picks the parts to run;
+# profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=${SUITE_LOGS:-build/gpu-suite}
-steps=${SUITE_STEPS:-checks sanitize micro bench baseline}
+steps=${SUITE_STEPS:-checks sanitize micro bench profile baseline}
 mkdir -p "$logs"
 export NCCL_NVLS_ENABLE=0
 [ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -60,6 +61,11 @@ if has bench; then
   timeout "${BENCH_TIMEOUT:-420}" "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
   result[bench]="rc $?"
 fi
+if has profile; then
+  timeout "${PROFILE_TIMEOUT:-300}" "$bin/cairn" bench --device cuda --shape llama-3.1-8b \
+    --batch-sizes 16,128 --long-context 4096 --profile-ops >"$logs/profile.log" 2>&1
+  result[profile]="rc $?"
+fi
 if has sanitize; then
   # racecheck is far slower than memcheck: it skips the large determinism cases.
   for tool in memcheck racecheck; do
@@ -79,5 +85,6 @@ echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
 grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built' "$logs/bench.log" 2>/dev/null
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
+grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
 echo; echo "== summary ($(cat "$logs/gpu.txt")) =="
 for k in "${!result[@]}"; do printf '%-28s %s\n' "$k" "${result[$k]}"; done | sort
