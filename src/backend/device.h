@@ -50,6 +50,7 @@ class DeviceBackend {
   // ran with it; off, faster kernels may change its last bits. Set it before a
   // run, not while work is in flight. The CPU kernels are invariant either way.
   virtual void set_batch_invariant(bool on) { (void)on; }
+  virtual bool batch_invariant() const { return true; }
 
   // Op profiling (cairn bench --profile-ops, backend/op_profile.h): between start and stop,
   // each op is timed on the host and on the device; stop returns the table.
@@ -57,11 +58,17 @@ class DeviceBackend {
   virtual std::string stop_op_profile() = 0;
 
   // Graph capture: launches issued on `stream` between begin and end are recorded
-  // instead of run; replay runs them again on the same memory.
+  // instead of run; replay runs them again on the same memory. Host arguments an op
+  // uploads during the capture (token ids, positions, rope frequencies) are read
+  // again from the same host addresses at every replay: they must outlive the graph
+  // and hold the replay's values then. Nothing may allocate host-visible memory,
+  // synchronize, or free memory allocated before the capture while it is open.
   virtual bool supports_graphs() const = 0;
   virtual void begin_capture(StreamId stream) = 0;
   virtual GraphId end_capture(StreamId stream) = 0;
   virtual void replay(GraphId graph, StreamId stream) = 0;
+  // Frees a graph once the launches already issued have run.
+  virtual void release(GraphId graph) = 0;
 };
 
 // The value fill_uniform gives element i: a counter-based hash of (seed, i)

@@ -150,6 +150,12 @@ void start_op_profile(DeviceKind kind, OpMarks& marks) {
   p.start = Clock::now();
 }
 
+bool op_profile_open(DeviceKind kind) {
+  Profile& p = profile(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.active;
+}
+
 std::string stop_op_profile(DeviceKind kind) {
   Profile& p = profile(kind);
   std::lock_guard<std::mutex> lock(p.mutex);

@@ -32,5 +32,8 @@ void start_op_profile(DeviceKind kind, OpMarks& marks);
 // shape) calls, host µs a call, device µs a call and its share of the device time,
 // then the totals against the window's wall time. Empty when no window is open.
 std::string stop_op_profile(DeviceKind kind);
+// True between start and stop on `kind` (work that would bypass the op table, such as
+// replaying captured graphs, then runs op by op instead).
+bool op_profile_open(DeviceKind kind);
 
 }  // namespace cairn::ops

@@ -44,6 +44,7 @@ struct BenchFlags {
   LoadFlags load_flags;
   EngineFlags engine;
   std::string device = "cpu";
+  GraphFlags graphs;
   DeviceBenchFlags gpu;
   bool ssd_restore = false;  // --ssd-restore: a long prompt restored from the SSD tier
   bool prompt_tokens_given = false;
@@ -146,7 +147,7 @@ std::string engine_bench_model(const BenchFlags& f) {
 
 void run_ssd_restore(const BenchFlags& f) {
   std::unique_ptr<Model> model = load_model(engine_bench_model(f), {});
-  place_model(model, "cpu", f.engine.tensor_parallel);
+  place_model(model, "cpu", f.engine.tensor_parallel, f.graphs);
   RestoreBenchFlags r = f.restore;
   if (f.prompt_tokens_given) r.prompt_tokens = f.prompt_tokens;
   if (r.dir.empty()) r.dir = f.work_dir + "/ssd-restore";
@@ -165,10 +166,11 @@ std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_byte
     std::unique_ptr<Model> m =
         make_device_bench_model(named ? f.shapes.front() : "llama-3.1-8b", f.work_dir, d);
     weight_bytes = static_cast<double>(bench_weight_bytes(m->config()));
+    m->set_step_graphs(f.graphs.max_batch());
     return m;
   }
   std::unique_ptr<Model> m = load_model(engine_bench_model(f), {});  // ids only: no tokenizer
-  place_model(m, f.device, f.engine.tensor_parallel);
+  place_model(m, f.device, f.engine.tensor_parallel, f.graphs);
   weight_bytes = weight_file_bytes(m->config().path);
   return m;
 }
@@ -196,6 +198,7 @@ void run_bench(const BenchFlags& f) {
     DeviceBenchFlags g = f.gpu;
     if (f.shapes.size() != 1 || f.shapes.front() != kDefaultCpuShape) g.shapes = f.shapes;
     g.work_dir = f.work_dir;
+    g.max_graph_batch = f.graphs.max_batch();
     g.kv_group_size = f.engine.kv.kv.group_size;  // --kv-group-size: the long decode's 8/4-bit KV
     return run_device_bench(g, d);
   }
@@ -273,6 +276,7 @@ void register_bench(CLI::App& app) {
                       fmt::format("{}", fmt::join(device_bench_shapes(), ", ")) + ")")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))
       ->capture_default_str();
+  add_graph_flags(*cmd, f->graphs);
   cmd->add_option("--batch-sizes", f->gpu.batches, "--device cuda: decode batch sizes")
       ->delimiter(',')
       ->capture_default_str();

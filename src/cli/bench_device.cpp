@@ -197,6 +197,14 @@ double bench_prefill(const Ctx& x, Model& m) {
 // of --kv-group-size), and the cost of the batch-invariant switch: decode at
 // batch 1 and the long prefill with it off.
 void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
+  if (x.f.max_graph_batch > 0) {  // the same steps op by op: what the decode graphs save
+    m.set_step_graphs(0);
+    fmt::print("  --enforce-eager (no CUDA graphs):\n");
+    const double eager = bench_decode(x, m, 1, x.f.prompt_tokens);
+    m.set_step_graphs(x.f.max_graph_batch);
+    fmt::print("  CUDA graphs: decode batch 1 {:+.1f}% against eager\n",
+               100.0 * (decode_on / eager - 1.0));
+  }
   const double bf16 = bench_decode(x, m, 1, x.f.long_context);
   for (int32_t bits : {8, 4}) {
     const ops::KvRowQuant q{bits, x.f.kv_group_size};
@@ -225,6 +233,7 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
   for (const std::string& name : f.shapes) {
     auto t0 = Clock::now();
     std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device);
+    m->set_step_graphs(f.max_graph_batch);
     const ModelConfig& c = m->config();
     fmt::print(
         "{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "

@@ -26,6 +26,7 @@ struct DeviceBenchFlags {
   int32_t kv_group_size = KvSettings{}.group_size;  // the long decode's 8-bit and 4-bit KV
   std::string work_dir = "/tmp/cairn-bench";
   bool profile_ops = false;  // --profile-ops (the CPU bench's too): every op's times in a table
+  int64_t max_graph_batch = kDefaultGraphBatch;  // --max-cudagraph-capture-size, 0: --enforce-eager
 };
 
 // The named shapes run_device_bench knows.

@@ -25,6 +25,7 @@ struct ChatFlags {
   int64_t seed = -1;
   int threads = 0;
   std::string device = "auto";
+  GraphFlags graphs;
   int tensor_parallel = 1;
 };
 
@@ -54,7 +55,7 @@ std::string reply(LoadedModel& m, const ChatFlags& f,
 void run_chat(ChatFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
-  place_model(m.model, f.device, f.tensor_parallel);
+  place_model(m.model, f.device, f.tensor_parallel, f.graphs);
   uint64_t seed = f.seed < 0 ? std::random_device{}() : static_cast<uint64_t>(f.seed);
   std::vector<std::pair<std::string, std::string>> turns;
   if (!f.system.empty()) turns.emplace_back("system", f.system);
@@ -89,6 +90,7 @@ void register_chat(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "random seed (default: chosen)");
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_device_flag(*cmd, f->device);
+  add_graph_flags(*cmd, f->graphs);
   add_tensor_parallel_flag(*cmd, f->tensor_parallel);
   cmd->callback([f] { run_chat(*f); });
 }

@@ -13,6 +13,15 @@ void add_device_flag(CLI::App& cmd, std::string& device) {
       ->capture_default_str();
 }
 
+void add_graph_flags(CLI::App& cmd, GraphFlags& flags) {
+  cmd.add_flag("--enforce-eager", flags.enforce_eager,
+               "run every decode step op by op (no CUDA graphs)");
+  cmd.add_option("--max-cudagraph-capture-size", flags.max_capture_size,
+                 "largest decode batch replayed from captured CUDA graphs")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
 Device resolve_device(const std::string& flag) {
   if (flag == "cpu") return Device::cpu();
   if (flag == "cuda") return device_backend(DeviceKind::kCuda).device();  // throws without one
@@ -32,9 +41,11 @@ void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks) {
       ->capture_default_str();
 }
 
-void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks) {
+void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks,
+                 const GraphFlags& graphs) {
   if (n_ranks == 1) {
     model->to_device(resolve_device(device));
+    model->set_step_graphs(graphs.max_batch());
     return;
   }
   if (device == "cuda")

@@ -13,6 +13,15 @@ namespace cairn {
 
 void add_device_flag(CLI::App& cmd, std::string& device);
 
+// `--enforce-eager` and `--max-cudagraph-capture-size N` (vLLM's names): on a GPU,
+// decode steps of up to N sequences replay captured CUDA graphs (docs/cuda.md).
+struct GraphFlags {
+  bool enforce_eager = false;
+  int64_t max_capture_size = kDefaultGraphBatch;
+  int64_t max_batch() const { return enforce_eager ? 0 : max_capture_size; }
+};
+void add_graph_flags(CLI::App& cmd, GraphFlags& flags);
+
 // The device `flag` names. Error(kUnsupported) for cuda without a GPU or a
 // CUDA build; Error(kInvalidArgument) for another word.
 Device resolve_device(const std::string& flag);
@@ -21,9 +30,11 @@ Device resolve_device(const std::string& flag);
 void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks);
 
 // Places a loaded model: split over n_ranks tensor-parallel ranks (CPU
-// threads; `device` auto then means the CPU), else moved to `device`.
+// threads; `device` auto then means the CPU), else moved to `device` with its
+// decode graphs set from `graphs`.
 // Error(kInvalidArgument) from the shard plan for a size the model's heads or
 // MLP do not divide; Error(kUnsupported) for cuda with n_ranks > 1.
-void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks);
+void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks,
+                 const GraphFlags& graphs);
 
 }  // namespace cairn

@@ -31,6 +31,7 @@ struct GenerateFlags {
   int threads = 0;
   KvFlags kv;
   std::string device = "auto";
+  GraphFlags graphs;
   int tensor_parallel = 1;
 };
 
@@ -47,7 +48,7 @@ void print_stats(const GenerateRequest& req, const GenerateResult& res) {
 void run_generate(GenerateFlags& f) {
   set_threads(f.threads);
   LoadedModel m = load_for_cli(f.model);
-  place_model(m.model, f.device, f.tensor_parallel);
+  place_model(m.model, f.device, f.tensor_parallel, f.graphs);
   GenerateRequest req;
   req.prompt_ids = f.chat ? chat_prompt_ids(*m.tokenizer, {{"user", f.prompt}})
                           : text_prompt_ids(*m.tokenizer, f.prompt);
@@ -88,6 +89,7 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_kv_flags(*cmd, f->kv);
   add_device_flag(*cmd, f->device);
+  add_graph_flags(*cmd, f->graphs);
   add_tensor_parallel_flag(*cmd, f->tensor_parallel);
   cmd->add_option("prompt", f->prompt, "the prompt text")->required();
   cmd->callback([f] { run_generate(*f); });

@@ -33,6 +33,7 @@ struct ServeFlags {
   int threads = 0;
   EngineFlags engine;
   std::string device = "auto";
+  GraphFlags graphs;
   std::string max_body = "4MiB";
 };
 
@@ -99,7 +100,7 @@ void run_serve(ServeFlags& f) {
   fmt::print("cairn serve: listening on http://{}:{}\n", f.http.host, port);
   std::fflush(stdout);
   LoadedModel m = load_for_cli(f.model);
-  place_model(m.model, f.device, f.engine.tensor_parallel);
+  place_model(m.model, f.device, f.engine.tensor_parallel, f.graphs);
   EngineOptions options = engine_options(f.engine, m.path, m.model->device());
   Engine engine(*m.model, m.tokenizer.get(), options);
   ChatPrompter prompter(*m.tokenizer);
@@ -149,6 +150,7 @@ void register_serve(CLI::App& app) {
   cmd->add_option("--threads,-t", f->threads, "CPU threads (0 = all cores)")->capture_default_str();
   add_engine_flags(*cmd, f->engine);
   add_device_flag(*cmd, f->device);
+  add_graph_flags(*cmd, f->graphs);
   cmd->callback([f] { run_serve(*f); });
 }
 

@@ -1,7 +1,9 @@
 #include "model/decoder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "backend/device.h"
 #include "core/error.h"
@@ -44,9 +46,22 @@ DecoderModel::DecoderModel(ModelConfig config, DecoderWeights weights, DecoderOp
   fuse_projections(weights_);  // on a GPU only
 }
 
+struct DecoderModel::Step {
+  Tensor x, h, y;  // [rows, hidden]: the residual stream, a block's normed input, its output
+  LayerScratch t;  // every layer's (they share shapes)
+  std::span<const int32_t> tokens, positions;  // [rows]
+};
+
+struct DecoderModel::Arena {
+  Tensor x, h, y;
+  LayerScratch t;
+  std::vector<int32_t> tokens, positions;  // the graphs read them from here at every replay
+};
+
+DecoderModel::~DecoderModel() = default;
+
 void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) {
   const ModelConfig& c = config_;
-  const DecoderOptions& o = options_;
   int64_t n = batch.n_tokens();
   std::vector<int64_t> rows = batch.logit_rows();
   if (logits.ndim() != 2 || logits.dim(0) != static_cast<int64_t>(rows.size()) ||
@@ -57,36 +72,102 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
     fail(ErrorCode::kInvalidArgument, "forward: {} positions for {} tokens", batch.positions.size(),
          n);
   if (n == 0) return;
-  float eps = static_cast<float>(c.norm_eps);
-  AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, eps};
-
-  const Device dev = device();
-  Tensor x = empty_on(dev, {n, c.hidden_size}, DType::kF32);  // the residual stream
-  ops::embedding(weights_.embed, batch.tokens, x);
-  if (o.embed_scale != 1.0f) ops::scale(x, o.embed_scale);
-  Tensor h = empty_on(dev, {n, c.hidden_size}, DType::kF32);
-  Tensor y = empty_on(dev, {n, c.hidden_size}, DType::kF32);
-
-  // Each residual add runs with the norm after it (add_rms_norm: the same bits as the two).
-  if (c.n_layers > 0) ops::rms_norm(x, weights_.layers.front().attn_norm, eps, h);
-  for (int il = 0; il < c.n_layers; ++il) {
-    const LayerWeights& lw = weights_.layers[static_cast<size_t>(il)];
-    ops::AttentionParams ap{o.attn_scale, o.attn_softcap, c.layer_window[static_cast<size_t>(il)]};
-    const RopeTable& rope = o.ropes[static_cast<size_t>(o.layer_rope[static_cast<size_t>(il)])];
-
-    attention_block(lw.attn, shape, rope.params(), ap, il, batch, kv, h, y);
-    if (o.sandwich_norms) ops::rms_norm(y, lw.post_attn_norm, eps, y);
-    ops::add_rms_norm(x, y, lw.ffn_norm, eps, h);
-
-    gated_mlp(lw.mlp, o.activation, h, y);
-    if (o.sandwich_norms) ops::rms_norm(y, lw.post_ffn_norm, eps, y);
-    if (il + 1 < c.n_layers)
-      ops::add_rms_norm(x, y, weights_.layers[static_cast<size_t>(il) + 1].attn_norm, eps, h);
-    else
-      ops::add(x, y, x);
+  if (!graphs_)
+    graphs_ = std::make_unique<StepGraphs>(device_backend(device().kind),
+                                           c.n_layers > 0 ? graph_max_batch_ : 0);
+  const int64_t bucket = graphs_->bucket_for(batch);
+  Step step = bucket > 0 ? graph_step(batch, bucket) : eager_step(batch);
+  const AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, static_cast<float>(c.norm_eps)};
+  auto segment = [&](int s) { this->segment(s, step); };
+  auto gap = [&](int il) {
+    const ops::AttentionParams ap{options_.attn_scale, options_.attn_softcap,
+                                  c.layer_window[static_cast<size_t>(il)]};
+    attend(shape, ap, il, batch, kv, step.t);
+  };
+  const int n_segments = c.n_layers + 1;
+  if (bucket > 0) {
+    graphs_->run(bucket, n_segments, segment, gap);
+  } else {
+    for (int s = 0; s < n_segments; ++s) {
+      segment(s);
+      if (s + 1 < n_segments) gap(s);
+    }
   }
+  if (!rows.empty()) logits_of(step.x, rows, logits);
+}
 
-  if (!rows.empty()) logits_of(x, rows, logits);
+DecoderModel::Step DecoderModel::eager_step(const ForwardBatch& batch) const {
+  const Device dev = device();
+  const int64_t n = batch.n_tokens(), d = config_.hidden_size;
+  Step s{empty_on(dev, {n, d}, DType::kF32),
+         empty_on(dev, {n, d}, DType::kF32),
+         empty_on(dev, {n, d}, DType::kF32),
+         LayerScratch{},
+         batch.tokens,
+         batch.positions};
+  if (!weights_.layers.empty()) s.t = layer_scratch(weights_.layers.front(), dev, n);
+  return s;
+}
+
+// The arena's first `bucket` rows, its inputs the batch's padded with token 0 at position 0.
+DecoderModel::Step DecoderModel::graph_step(const ForwardBatch& batch, int64_t bucket) {
+  const int64_t max = graphs_->max_batch();
+  if (!arena_) {
+    const Device dev = device();
+    const int64_t d = config_.hidden_size;
+    arena_ = std::make_unique<Arena>(Arena{
+        empty_on(dev, {max, d}, DType::kF32), empty_on(dev, {max, d}, DType::kF32),
+        empty_on(dev, {max, d}, DType::kF32), layer_scratch(weights_.layers.front(), dev, max),
+        std::vector<int32_t>(static_cast<size_t>(max)),
+        std::vector<int32_t>(static_cast<size_t>(max))});
+  }
+  Arena& a = *arena_;
+  const size_t b = static_cast<size_t>(bucket);
+  std::fill(std::copy(batch.tokens.begin(), batch.tokens.end(), a.tokens.begin()),
+            a.tokens.begin() + static_cast<std::ptrdiff_t>(b), 0);
+  std::fill(std::copy(batch.positions.begin(), batch.positions.end(), a.positions.begin()),
+            a.positions.begin() + static_cast<std::ptrdiff_t>(b), 0);
+  return Step{a.x.slice_rows(0, bucket),
+              a.h.slice_rows(0, bucket),
+              a.y.slice_rows(0, bucket),
+              first_rows(a.t, bucket),
+              std::span<const int32_t>(a.tokens.data(), b),
+              std::span<const int32_t>(a.positions.data(), b)};
+}
+
+void DecoderModel::segment(int s, Step& step) const {
+  const ModelConfig& c = config_;
+  const float eps = static_cast<float>(c.norm_eps);
+  if (s == 0) {
+    ops::embedding(weights_.embed, step.tokens, step.x);
+    if (options_.embed_scale != 1.0f) ops::scale(step.x, options_.embed_scale);
+    if (c.n_layers > 0) ops::rms_norm(step.x, weights_.layers.front().attn_norm, eps, step.h);
+  } else {
+    layer_out(s - 1, step);
+  }
+  if (s == c.n_layers) return;
+  const AttentionShape shape{c.n_heads, c.n_kv_heads, c.head_dim, eps};
+  const RopeTable& rope =
+      options_.ropes[static_cast<size_t>(options_.layer_rope[static_cast<size_t>(s)])];
+  attention_in(weights_.layers[static_cast<size_t>(s)].attn, shape, rope.params(), step.positions,
+               step.h, step.t);
+}
+
+// o_proj, the MLP, and each residual add with the norm after it (add_rms_norm: the bits of
+// the two).
+void DecoderModel::layer_out(int il, Step& step) const {
+  const float eps = static_cast<float>(config_.norm_eps);
+  const LayerWeights& lw = weights_.layers[static_cast<size_t>(il)];
+  ops::matmul(step.t.att, lw.attn.wo, nullptr, step.y);
+  if (options_.sandwich_norms) ops::rms_norm(step.y, lw.post_attn_norm, eps, step.y);
+  ops::add_rms_norm(step.x, step.y, lw.ffn_norm, eps, step.h);
+  gated_mlp(lw.mlp, options_.activation, step.h, step.t, step.y);
+  if (options_.sandwich_norms) ops::rms_norm(step.y, lw.post_ffn_norm, eps, step.y);
+  if (il + 1 < config_.n_layers)
+    ops::add_rms_norm(step.x, step.y, weights_.layers[static_cast<size_t>(il) + 1].attn_norm, eps,
+                      step.h);
+  else
+    ops::add(step.x, step.y, step.x);
 }
 
 void DecoderModel::logits_of(const Tensor& x, const std::vector<int64_t>& rows,
@@ -105,8 +186,20 @@ void DecoderModel::logits_of(const Tensor& x, const std::vector<int64_t>& rows,
 
 void DecoderModel::to_device(Device device) {
   if (device == this->device()) return;
+  graphs_.reset(), arena_.reset();  // captured over the old device's buffers
   weights_ = weights_on(weights_, device);
   fuse_projections(weights_);
+}
+
+void DecoderModel::set_step_graphs(int64_t max_batch) {
+  if (max_batch < 0)
+    fail(ErrorCode::kInvalidArgument, "step graphs: max batch {} is negative", max_batch);
+  graphs_.reset(), arena_.reset();
+  graph_max_batch_ = max_batch;
+}
+
+size_t DecoderModel::n_step_graphs() const {
+  return graphs_ ? graphs_->n_graphs() : 0;
 }
 
 }  // namespace cairn

@@ -10,6 +10,7 @@
 #include "model/config.h"
 #include "model/model.h"
 #include "model/rope.h"
+#include "model/step_graphs.h"
 
 namespace cairn {
 
@@ -67,6 +68,7 @@ DecoderOptions default_decoder_options(const ModelConfig& c);
 class DecoderModel final : public Model {
  public:
   DecoderModel(ModelConfig config, DecoderWeights weights, DecoderOptions options);
+  ~DecoderModel() override;
   const ModelConfig& config() const override { return config_; }
   void forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) override;
   Device device() const override { return weights_.embed.device(); }
@@ -75,13 +77,31 @@ class DecoderModel final : public Model {
   const DecoderWeights& weights() const { return weights_; }
   const DecoderOptions& options() const { return options_; }
 
+  // Decode steps of up to max_batch sequences run through captured graphs
+  // (model/step_graphs.h) on a device that has them; 0: every step eagerly.
+  void set_step_graphs(int64_t max_batch) override;
+  // Graphs captured so far.
+  size_t n_step_graphs() const;
+
  private:
+  struct Step;   // one step's buffers and inputs
+  struct Arena;  // the graphs' buffers, for their largest batch
+  Step eager_step(const ForwardBatch& batch) const;
+  Step graph_step(const ForwardBatch& batch, int64_t bucket);
+  // Segment s of a step (step_graphs.h): embedding or layer s-1's output and MLP, then
+  // layer s's q/k/v.
+  void segment(int s, Step& step) const;
+  void layer_out(int il, Step& step) const;
+
   // The final norm, LM head and softcap over the rows of x that want logits.
   void logits_of(const Tensor& x, const std::vector<int64_t>& rows, Tensor& logits) const;
 
   ModelConfig config_;
   DecoderWeights weights_;
   DecoderOptions options_;
+  int64_t graph_max_batch_ = kDefaultGraphBatch;
+  std::unique_ptr<StepGraphs> graphs_;  // made at the first step on a device with graphs
+  std::unique_ptr<Arena> arena_;
 };
 
 }  // namespace cairn

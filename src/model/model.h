@@ -13,6 +13,9 @@
 
 namespace cairn {
 
+// The largest decode batch captured into graphs by default (--max-cudagraph-capture-size).
+inline constexpr int64_t kDefaultGraphBatch = 128;
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -30,6 +33,11 @@ class Model {
     if (device != this->device())
       fail(ErrorCode::kUnsupported, "this model cannot move to another device");
   }
+
+  // Decode steps of up to max_batch sequences replay captured graphs where the
+  // device has them (docs/cuda.md); 0 runs every step eagerly (--enforce-eager).
+  // A model without graphs ignores it.
+  virtual void set_step_graphs(int64_t max_batch) { (void)max_batch; }
 
   // The shards of the KV state forward expects: one config per shard, with that
   // shard's n_heads and n_kv_heads. One (config()) for a model on one device; a

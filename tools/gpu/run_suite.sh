@@ -83,7 +83,7 @@ if has baseline; then
 fi
 echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
-grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built' "$logs/bench.log" 2>/dev/null
+grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager' "$logs/bench.log" 2>/dev/null
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
 echo; echo "== summary ($(cat "$logs/gpu.txt")) =="

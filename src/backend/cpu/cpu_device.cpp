@@ -75,6 +75,7 @@ class CpuDevice final : public DeviceBackend {
   void begin_capture(StreamId) override { no_graphs(); }
   GraphId end_capture(StreamId) override { no_graphs(); }
   void replay(GraphId, StreamId) override { no_graphs(); }
+  void release(GraphId) override { no_graphs(); }
 
  private:
   static size_t pages(int name) {

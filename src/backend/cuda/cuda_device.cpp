@@ -1,11 +1,11 @@
 #include "backend/cuda/cuda_device.h"
 
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
+#include "backend/cuda/graph_store.h"
 #include "backend/cuda/matmul.h"
 #include "backend/op_profile.h"
 #include "core/error.h"
@@ -104,28 +104,19 @@ class CudaDevice final : public DeviceBackend {
 
   bool supports_graphs() const override { return true; }
   void begin_capture(StreamId s) override {
-    CAIRN_CUDA_CHECK(cudaStreamBeginCapture(of(s), cudaStreamCaptureModeThreadLocal));
+    of(s);
+    begin_graph_capture();
   }
   GraphId end_capture(StreamId s) override {
-    cudaGraph_t graph = nullptr;
-    CAIRN_CUDA_CHECK(cudaStreamEndCapture(of(s), &graph));
-    cudaGraphExec_t exec = nullptr;
-    CAIRN_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    CAIRN_CUDA_CHECK(cudaGraphDestroy(graph));
-    std::lock_guard<std::mutex> lock(mutex_);
-    graphs_.push_back(exec);
-    return static_cast<GraphId>(graphs_.size() - 1);
+    of(s);
+    return end_graph_capture();
   }
   void replay(GraphId g, StreamId s) override {
-    cudaGraphExec_t exec = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (g < 0 || static_cast<size_t>(g) >= graphs_.size())
-        fail(ErrorCode::kInvalidArgument, "replay: no graph {}", g);
-      exec = graphs_[static_cast<size_t>(g)];
-    }
-    CAIRN_CUDA_CHECK(cudaGraphLaunch(exec, of(s)));
+    of(s);
+    replay_graph(g);
   }
+  void release(GraphId g) override { release_graph(g); }
+  bool batch_invariant() const override { return cuda::batch_invariant(); }
 
  private:
   // Stream 0 is the ops' stream; cairn uses no other yet.
@@ -139,8 +130,6 @@ class CudaDevice final : public DeviceBackend {
     return {free, total};
   }
 
-  std::mutex mutex_;
-  std::vector<cudaGraphExec_t> graphs_;
   CudaMarks marks_;
 };
 

@@ -1,4 +1,5 @@
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/graph_store.h"
 
 #include <array>
 #include <cstring>
@@ -123,6 +124,7 @@ const void* upload_large(const void* host, size_t bytes) {
 
 const void* upload(const void* host, size_t bytes) {
   if (bytes == 0) return nullptr;
+  if (capturing_uploads()) return capture_upload(host, bytes);
   if (bytes > kSlotBytes) return upload_large(host, bytes);
   UploadRing& r = ring();
   std::lock_guard<std::mutex> lock(r.mutex);

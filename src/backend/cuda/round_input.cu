@@ -2,6 +2,7 @@
 #include <cuda_fp16.h>
 
 #include <mutex>
+#include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/op_errors.h"
@@ -24,10 +25,13 @@ __global__ void round_kernel(const float* __restrict__ x, T* __restrict__ out, i
     store(out + i, x[i]);
 }
 
-// The scratch buffer; reuse and growth are ordered on stream() after the kernels that read it.
+// The scratch buffer; reuse is ordered on stream() after the kernels that read it. A
+// buffer outgrown is kept, not freed: captured graphs may still read it (each growth
+// at least doubles, so the kept ones add at most the current size).
 void* scratch(size_t bytes) {
   static void* buffer = nullptr;
   static size_t capacity = 0;
+  static std::vector<void*> outgrown;
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   if (bytes <= capacity) return buffer;
@@ -37,11 +41,12 @@ void* scratch(size_t bytes) {
     unsupported("matmul",
                 "its input buffer must grow during graph capture; run the largest "
                 "batch once before capturing");
-  if (buffer) check(cudaFreeAsync(buffer, stream()), "cudaFreeAsync");
+  if (buffer) outgrown.push_back(buffer);
+  const size_t grown = bytes > 2 * capacity ? bytes : 2 * capacity;
   buffer = nullptr;
   capacity = 0;
-  check(cudaMallocAsync(&buffer, bytes, stream()), "cudaMallocAsync");
-  capacity = bytes;
+  check(cudaMallocAsync(&buffer, grown, stream()), "cudaMallocAsync");
+  capacity = grown;
   return buffer;
 }
 

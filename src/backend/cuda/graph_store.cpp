@@ -1,0 +1,138 @@
+#include "backend/cuda/graph_store.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "core/error.h"
+
+namespace cairn::cuda {
+namespace {
+
+// Captured uploads live in chunks of pinned memory mirrored in device memory, taken in
+// order and kept until exit (a step's graphs hold a few KiB of arguments each).
+constexpr size_t kChunkBytes = 1 << 20;
+// What one capture may upload: its room is set aside before the capture starts,
+// when allocating is still allowed.
+constexpr size_t kCaptureBytes = 64 << 10;
+constexpr size_t kAlign = 256;
+
+struct Chunk {
+  uint8_t* pinned = nullptr;
+  uint8_t* device = nullptr;
+  size_t used = kChunkBytes;  // none yet: the first capture allocates
+};
+
+struct CapturedUpload {
+  const void* host;  // read again before every replay
+  uint8_t* pinned;   // the graph's copy node reads this
+  size_t bytes;
+};
+
+struct Graph {
+  cudaGraphExec_t exec = nullptr;
+  cudaEvent_t done = nullptr;  // after its last launch: its pinned arguments are free to rewrite
+  std::vector<CapturedUpload> uploads;
+};
+
+struct OpenCapture {
+  bool open = false;
+  uint8_t* pinned = nullptr;  // this capture's room: kCaptureBytes here and in device memory
+  uint8_t* device = nullptr;
+  size_t used = 0;
+  std::vector<CapturedUpload> uploads;
+};
+
+std::mutex store_mutex;
+std::vector<Graph> graphs;  // by id; a released graph keeps its slot, empty
+Chunk chunk;                // under store_mutex
+thread_local OpenCapture open_capture;
+
+// Sets room aside for one capture in the current chunk, or a new chunk.
+OpenCapture reserve_capture_room() {
+  std::lock_guard<std::mutex> lock(store_mutex);
+  if (chunk.used + kCaptureBytes > kChunkBytes) {
+    CAIRN_CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&chunk.pinned), kChunkBytes, cudaHostAllocDefault));
+    CAIRN_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&chunk.device), kChunkBytes));
+    chunk.used = 0;
+  }
+  OpenCapture c{true, chunk.pinned + chunk.used, chunk.device + chunk.used, 0, {}};
+  chunk.used += kCaptureBytes;
+  return c;
+}
+
+Graph& graph_at(int32_t id, const char* what) {
+  if (id < 0 || static_cast<size_t>(id) >= graphs.size() || !graphs[static_cast<size_t>(id)].exec)
+    fail(ErrorCode::kInvalidArgument, "{}: no graph {}", what, id);
+  return graphs[static_cast<size_t>(id)];
+}
+
+}  // namespace
+
+bool capturing_uploads() {
+  return open_capture.open;
+}
+
+const void* capture_upload(const void* host, size_t bytes) {
+  OpenCapture& c = open_capture;
+  if (c.used + bytes > kCaptureBytes)
+    fail(ErrorCode::kUnsupported,
+         "graph capture: kernel arguments past {} KiB in one graph (this upload: {} bytes)",
+         kCaptureBytes >> 10, bytes);
+  uint8_t* pinned = c.pinned + c.used;
+  uint8_t* device = c.device + c.used;
+  c.used += (bytes + kAlign - 1) / kAlign * kAlign;
+  std::memcpy(pinned, host, bytes);
+  CAIRN_CUDA_CHECK(cudaMemcpyAsync(device, pinned, bytes, cudaMemcpyHostToDevice, stream()));
+  c.uploads.push_back({host, pinned, bytes});
+  return device;
+}
+
+void begin_graph_capture() {
+  if (open_capture.open) fail(ErrorCode::kInvalidArgument, "graph capture: one is already open");
+  OpenCapture c = reserve_capture_room();
+  CAIRN_CUDA_CHECK(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
+  open_capture = std::move(c);
+}
+
+int32_t end_graph_capture() {
+  if (!open_capture.open) fail(ErrorCode::kInvalidArgument, "graph capture: none is open");
+  OpenCapture c = std::move(open_capture);
+  open_capture = OpenCapture{};
+  cudaGraph_t g = nullptr;
+  CAIRN_CUDA_CHECK(cudaStreamEndCapture(stream(), &g));
+  Graph graph{nullptr, nullptr, std::move(c.uploads)};
+  const cudaError_t made = cudaGraphInstantiate(&graph.exec, g, 0);
+  cudaGraphDestroy(g);
+  check(made, "cudaGraphInstantiate");
+  CAIRN_CUDA_CHECK(cudaEventCreateWithFlags(&graph.done, cudaEventDisableTiming));
+  std::lock_guard<std::mutex> lock(store_mutex);
+  graphs.push_back(std::move(graph));
+  return static_cast<int32_t>(graphs.size() - 1);
+}
+
+void replay_graph(int32_t id) {
+  std::lock_guard<std::mutex> lock(store_mutex);
+  Graph& g = graph_at(id, "replay");
+  if (!g.uploads.empty()) {
+    CAIRN_CUDA_CHECK(cudaEventSynchronize(g.done));  // its last launch has read them
+    for (const CapturedUpload& u : g.uploads) std::memcpy(u.pinned, u.host, u.bytes);
+  }
+  CAIRN_CUDA_CHECK(cudaGraphLaunch(g.exec, stream()));
+  CAIRN_CUDA_CHECK(cudaEventRecord(g.done, stream()));
+}
+
+void release_graph(int32_t id) {
+  std::lock_guard<std::mutex> lock(store_mutex);
+  Graph& g = graph_at(id, "release");
+  // Both are freed once the launches in flight have finished.
+  CAIRN_CUDA_CHECK(cudaGraphExecDestroy(g.exec));
+  CAIRN_CUDA_CHECK(cudaEventDestroy(g.done));
+  g = Graph{};
+}
+
+}  // namespace cairn::cuda

@@ -1,0 +1,76 @@
+// CUDA graphs on the backend (DeviceBackend::begin_capture … replay): a captured op
+// runs only at replay, reads the host arguments it uploaded from their host
+// addresses as they are then (a step's positions), and a released graph is gone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/reference/reference.h"
+#include "backend/device.h"
+#include "backend/ops.h"
+#include "core/error.h"
+#include "gpu_test_util.h"
+
+namespace cairn::gpu_test {
+namespace {
+
+DeviceBackend& gpu() {
+  return device_backend(DeviceKind::kCuda);
+}
+
+// x rotated on the CPU reference at `positions`.
+Tensor rotated(const Tensor& x, const std::vector<int32_t>& positions, const ops::RopeParams& p) {
+  Tensor ref = Tensor::empty(x.shape(), DType::kF32);
+  std::copy_n(x.data<float>(), x.numel(), ref.data<float>());
+  ops::ref::rope(ref, positions, p);
+  return ref;
+}
+
+TEST(CudaGraphs, ReplayReadsUploadsFromTheirHostAddresses) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(7);
+  const Tensor x = random_host({3, 4, 16}, DType::kF32, rng, 2.0f);
+  std::vector<float> inv;
+  for (int i = 0; i < 8; ++i) inv.push_back(std::pow(10000.0f, -i / 8.0f));
+  const ops::RopeParams p{inv, 16, ops::RopeLayout::kHalfSplit, 1.0f};
+  std::vector<int32_t> positions = {1, 2, 3};  // the graph reads it here at every replay
+  Tensor xd = to_device(x);
+  DeviceBackend& dev = gpu();
+  dev.begin_capture(0);
+  ops::rope(xd, positions, p);
+  const GraphId g = dev.end_capture(0);
+  EXPECT_EQ(rel_error(to_host(xd), x), 0.0) << "a captured op ran before its replay";
+
+  for (const std::vector<int32_t>& now :
+       {std::vector<int32_t>{7, 0, 4242}, std::vector<int32_t>{100, 5, 9}}) {
+    positions = now;
+    dev.copy(x, xd);
+    dev.replay(g, 0);
+    EXPECT_LE(rel_error(to_host(xd), rotated(x, now, p)), 1e-5) << "positions " << now[0];
+  }
+  dev.release(g);
+  EXPECT_THROW(dev.replay(g, 0), Error);
+}
+
+TEST(CudaGraphs, ArgumentsPastTheCapturesRoomAreAnError) {
+  CAIRN_NEED_GPU();
+  DeviceBackend& dev = gpu();
+  std::mt19937 rng(8);
+  const Tensor host_table = random_host({4, 8}, DType::kF32, rng);
+  const Tensor table = to_device(host_table);
+  const std::vector<int32_t> ids(40000, 1);  // 160 KB of ids: past a capture's 64 KiB
+  Tensor out = poisoned_device({40000, 8}, DType::kF32);
+  dev.begin_capture(0);
+  EXPECT_THROW(ops::embedding(table, ids, out), Error);
+  dev.release(dev.end_capture(0));
+  ops::embedding(table, ids, out);  // the stream works eagerly again
+  Tensor want = Tensor::empty({40000, 8}, DType::kF32);
+  ops::embedding(host_table, ids, want);
+  EXPECT_EQ(rel_error(to_host(out), want), 0.0);
+}
+
+}  // namespace
+}  // namespace cairn::gpu_test
