@@ -69,14 +69,15 @@ template <typename T, int HD>
 void launch_tc(const Params& p, bool split_path) {
   const int rows_per_head = p.n_q * p.group;
   if (split_path) {
-    const size_t smem = tc::Layout<HD>::split_bytes();
+    const size_t smem = tc::Layout<HD>::split_bytes(false),
+                 wide_smem = tc::Layout<HD>::split_bytes(true);
     static const bool ready = (allow_smem(tc_split_kernel<T, HD, 32>, smem),
-                               allow_smem(tc_split_kernel<T, HD, kThreads>, smem), true);
+                               allow_smem(tc_split_kernel<T, HD, kThreads>, wide_smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
                     blocks_for(rows_per_head, tc::kRows));
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
-      tc_split_kernel<T, HD, kThreads><<<grid, kThreads, smem, stream()>>>(p);
+      tc_split_kernel<T, HD, kThreads><<<grid, kThreads, wide_smem, stream()>>>(p);
     else
       tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(p);
     check_launch("attention tc_split_kernel");

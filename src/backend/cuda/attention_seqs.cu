@@ -212,14 +212,15 @@ template <typename T, int HD>
 void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
   const int n = static_cast<int>(plan.seqs.size());
   if (plan.split_path) {
-    const size_t smem = tc::Layout<HD>::split_bytes();
+    const size_t smem = tc::Layout<HD>::split_bytes(false),
+                 wide_smem = tc::Layout<HD>::split_bytes(true);
     static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
-                               allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, smem), true);
+                               allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, wide_smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
-      seqs_tc_split_kernel<T, HD, kThreads><<<grid, kThreads, smem, stream()>>>(base, table, n);
+      seqs_tc_split_kernel<T, HD, kThreads><<<grid, kThreads, wide_smem, stream()>>>(base, table, n);
     else
       seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n);
     check_launch("attention seqs_tc_split_kernel");

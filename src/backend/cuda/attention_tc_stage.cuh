@@ -38,7 +38,10 @@ struct Layout {
   }
   // The split block's: one warp's q tiles, then two slots of one K or V tile each (split_block
   // stages K and V of a key block apart, so that more blocks fit an SM).
-  __host__ __device__ static constexpr size_t split_bytes() { return 2 * kQTile + 2 * kKvTile; }
+  // With wide staging (wide: 128 threads) every key block of the split is staged at once.
+  __host__ __device__ static constexpr size_t split_bytes(bool wide) {
+    return 2 * kQTile + (wide ? kBlocksPerSplit * kStageBytes : 2 * kKvTile);
+  }
   __host__ __device__ static constexpr size_t stages_offset(int warps) {
     return static_cast<size_t>(warps) * 2 * kQTile;
   }

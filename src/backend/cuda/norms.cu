@@ -11,36 +11,88 @@
 namespace cairn::cuda {
 namespace {
 
+// Groups of 4 a thread of rms_norm_kernel holds in registers between its two passes, so
+// that a row of up to kHeldGroups · T groups is read once and all its loads are in flight
+// together; a longer row is read again. Either way the same values meet in the same order.
+constexpr int kHeldGroups = 8;
+
+// Σ x² of thread's groups g = t, t + T, … in increasing order (x += r first when r is given,
+// written back), and those groups of x held in `held` when kHeld.
+template <int kThreads, bool kHeld>
+__device__ __forceinline__ float sum_squares(float* xr, const float* rr, int64_t d, bool vec,
+                                             float (&held)[kHeldGroups][4]) {
+  const int64_t groups = (d + 3) / 4;
+  float ss = 0.0f;
+  if constexpr (kHeld) {
+    float add[kHeldGroups][4];
+#pragma unroll
+    for (int c = 0; c < kHeldGroups; ++c) {
+      const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
+      if (g < groups) load_group4(xr, g, d, vec, held[c]);
+      if (g < groups && rr) load_group4(rr, g, d, vec, add[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < kHeldGroups; ++c) {
+      const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
+      if (g >= groups) continue;
+      if (rr) {
+        for (int j = 0; j < 4; ++j) held[c][j] = __fadd_rn(held[c][j], add[c][j]);
+        store_group4(xr, g, d, vec, held[c]);
+      }
+      for (int j = 0; j < 4; ++j) ss = __fmaf_rn(held[c][j], held[c][j], ss);
+    }
+  } else {
+    for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+      float v[4];
+      load_group4(xr, g, d, vec, v);
+      if (rr) {
+        float a[4];
+        load_group4(rr, g, d, vec, a);
+        for (int j = 0; j < 4; ++j) v[j] = __fadd_rn(v[j], a[j]);
+        store_group4(xr, g, d, vec, v);
+      }
+      for (int j = 0; j < 4; ++j) ss = __fmaf_rn(v[j], v[j], ss);  // zeros past d add nothing
+    }
+  }
+  return ss;
+}
+
 // x, y [n, d] (y may alias x unless r is given); w [d]. Block i normalizes row i. With r
 // [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
 // reads it again.
-template <int kThreads>
-__global__ void rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y,
+template <int kThreads, bool kHeld>
+__global__ void __launch_bounds__(kThreads) rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y,
                                 int64_t d, bool vec) {
   float* xr = x + blockIdx.x * d;
   const float* rr = r ? r + blockIdx.x * d : nullptr;
   float* yr = y + blockIdx.x * d;
   const int64_t groups = (d + 3) / 4;
-  float ss = 0.0f;
-  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
-    float v[4];
-    load_group4(xr, g, d, vec, v);
-    if (rr) {
-      float a[4];
-      load_group4(rr, g, d, vec, a);
-      for (int j = 0; j < 4; ++j) v[j] = __fadd_rn(v[j], a[j]);
-      store_group4(xr, g, d, vec, v);
-    }
-    for (int j = 0; j < 4; ++j) ss = __fmaf_rn(v[j], v[j], ss);  // zeros past d add nothing
-  }
+  float held[kHeldGroups][4];
+  float ss = sum_squares<kThreads, kHeld>(xr, rr, d, vec, held);
   ss = block_reduce<kThreads>(ss, SumOp{});
   const float inv = __frcp_rn(__fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(d)), eps)));
-  for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
-    float v[4], wv[4];
-    load_group4(xr, g, d, vec, v);
-    load_group4(w, g, d, vec, wv);
-    for (int j = 0; j < 4; ++j) v[j] = __fmul_rn(__fmul_rn(v[j], inv), wv[j]);
-    store_group4(yr, g, d, vec, v);
+  if constexpr (kHeld) {
+    float wv[kHeldGroups][4];
+#pragma unroll
+    for (int c = 0; c < kHeldGroups; ++c) {
+      const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
+      if (g < groups) load_group4(w, g, d, vec, wv[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < kHeldGroups; ++c) {
+      const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
+      if (g >= groups) continue;
+      for (int j = 0; j < 4; ++j) held[c][j] = __fmul_rn(__fmul_rn(held[c][j], inv), wv[c][j]);
+      store_group4(yr, g, d, vec, held[c]);
+    }
+  } else {
+    for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
+      float v[4], wv[4];
+      load_group4(xr, g, d, vec, v);
+      load_group4(w, g, d, vec, wv);
+      for (int j = 0; j < 4; ++j) v[j] = __fmul_rn(__fmul_rn(v[j], inv), wv[j]);
+      store_group4(yr, g, d, vec, v);
+    }
   }
 }
 
@@ -100,12 +152,18 @@ void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const f
   const unsigned grid = static_cast<unsigned>(n);
   const bool vec = vec_rows(d, x, w.raw(), y.raw(), r);
   const float* wd = w.data<float>();
-  if (d >= kLongRow)
-    rms_norm_kernel<kRowThreadsLong>
-        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, y.data<float>(), d, vec);
+  float* yd = y.data<float>();
+  // Only 256-thread blocks hold their groups: at 1024 threads the registers do not fit.
+  const bool long_row = d >= kLongRow;
+  if (long_row)
+    rms_norm_kernel<kRowThreadsLong, false>
+        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+  else if ((d + 3) / 4 <= kHeldGroups * kRowThreadsShort)
+    rms_norm_kernel<kRowThreadsShort, true>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
   else
-    rms_norm_kernel<kRowThreadsShort>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, y.data<float>(), d, vec);
+    rms_norm_kernel<kRowThreadsShort, false>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
   check_launch("rms_norm_kernel");
 }
 

@@ -1,9 +1,12 @@
-// Rotary position embedding, in place: block t rotates every head of token t.
-// The block first computes the token's rotary_dim / 2 cos/sin pairs into shared
+// Rotary position embedding, in place: blocks (t, j) rotate token t's pairs
+// j · 256 … j · 256 + 255 (pairs of every head, flattened), one a thread, so a
+// token's loads are all in flight at once (one block a token walked them 20 deep).
+// Each block first computes the token's rotary_dim / 2 cos/sin pairs into shared
 // memory as the CPU reference does (the f32 angle position × inv_freq[i], its
 // cosine and sine in double rounded once, times attention_factor in f32), then
 // rotates each pair with explicitly rounded f32 ops (no contraction), so the
 // result matches the reference to the last bit wherever double cos/sin agree.
+#include <algorithm>
 #include <cmath>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -13,7 +16,7 @@
 namespace cairn::cuda {
 namespace {
 
-constexpr int kRopeThreads = 128;
+constexpr int kRopeThreads = 256;
 
 // x [n_tokens, n_heads, head_dim]; positions [n_tokens]; inv_freq [half]
 // (device). Pair i is (i, i + half) when split, else (2i, 2i + 1); dims past
@@ -30,7 +33,8 @@ __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv
   }
   __syncthreads();
   float* token = x + static_cast<int64_t>(blockIdx.x) * n_heads * head_dim;
-  for (int k = threadIdx.x; k < n_heads * half; k += blockDim.x) {
+  for (int k = blockIdx.y * blockDim.x + threadIdx.x; k < n_heads * half;
+       k += gridDim.y * blockDim.x) {
     const int h = k / half, i = k % half;
     float* row = token + static_cast<int64_t>(h) * head_dim;
     float* a = split ? row + i : row + 2 * i;
@@ -54,7 +58,9 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
   const int32_t* dev_positions = upload(positions);
   const float* dev_inv_freq = upload(p.inv_freq);
   const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
-  rope_kernel<<<static_cast<unsigned>(n_tokens), kRopeThreads, shared_bytes, stream()>>>(
+  const int64_t parts = std::min<int64_t>((n_heads * half + kRopeThreads - 1) / kRopeThreads, 64);
+  const dim3 grid(static_cast<unsigned>(n_tokens), static_cast<unsigned>(std::max<int64_t>(parts, 1)));
+  rope_kernel<<<grid, kRopeThreads, shared_bytes, stream()>>>(
       x.data<float>(), dev_positions, dev_inv_freq, half, static_cast<int>(n_heads),
       static_cast<int>(head_dim), p.attention_factor, p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("rope_kernel");
