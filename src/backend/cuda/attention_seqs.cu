@@ -220,7 +220,8 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
     const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
-      seqs_tc_split_kernel<T, HD, kThreads><<<grid, kThreads, wide_smem, stream()>>>(base, table, n);
+      seqs_tc_split_kernel<T, HD, kThreads>
+          <<<grid, kThreads, wide_smem, stream()>>>(base, table, n);
     else
       seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n);
     check_launch("attention seqs_tc_split_kernel");

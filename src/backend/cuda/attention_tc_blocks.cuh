@@ -117,8 +117,7 @@ __device__ void walk_all(const Params& p, const BlockRows& b, uint8_t* stages, u
   if (!attend) return;
   for (int i = 0; i < n; ++i) {
     const uint32_t k_tile = mma::shared_address(stages + i * L::kStageBytes);
-    attend_tile<T, HD>(p, blocks[i] * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows,
-                       st);
+    attend_tile<T, HD>(p, blocks[i] * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
   }
 }
 
@@ -157,11 +156,11 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   };
   const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
   if constexpr (NT == kThreads)  // wide staging: a small grid
-    walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
-                        end, load_q, first);
+    walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb, end,
+                        load_q, first);
   else
-    walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
-                           kb, end, load_q, first);
+    walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
+                           end, load_q, first);
   if (first) store_partials<HD>(p, rows, st, split);
 }
 

@@ -61,8 +61,9 @@ __device__ __forceinline__ float sum_squares(float* xr, const float* rr, int64_t
 // [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
 // reads it again.
 template <int kThreads, bool kHeld>
-__global__ void __launch_bounds__(kThreads) rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y,
-                                int64_t d, bool vec) {
+__global__ void __launch_bounds__(kThreads)
+    rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y, int64_t d,
+                    bool vec) {
   float* xr = x + blockIdx.x * d;
   const float* rr = r ? r + blockIdx.x * d : nullptr;
   float* yr = y + blockIdx.x * d;

@@ -59,7 +59,8 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
   const float* dev_inv_freq = upload(p.inv_freq);
   const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
   const int64_t parts = std::min<int64_t>((n_heads * half + kRopeThreads - 1) / kRopeThreads, 64);
-  const dim3 grid(static_cast<unsigned>(n_tokens), static_cast<unsigned>(std::max<int64_t>(parts, 1)));
+  const dim3 grid(static_cast<unsigned>(n_tokens),
+                  static_cast<unsigned>(std::max<int64_t>(parts, 1)));
   rope_kernel<<<grid, kRopeThreads, shared_bytes, stream()>>>(
       x.data<float>(), dev_positions, dev_inv_freq, half, static_cast<int>(n_heads),
       static_cast<int>(head_dim), p.attention_factor, p.layout == ops::RopeLayout::kHalfSplit);
