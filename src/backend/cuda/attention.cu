@@ -53,7 +53,7 @@ template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
   tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                             blockIdx.z * tc::kRows, blockIdx.x);
+                             blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
 // Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.
@@ -159,6 +159,16 @@ std::atomic<bool>& tensor_core_switch() {
 }
 
 }  // namespace
+
+int tc::splits_per_block(int64_t blocks) {
+  static const int forced = [] {
+    const char* v = std::getenv("CAIRN_ATTENTION_SPLITS_PER_BLOCK");
+    return v ? std::max(1, std::atoi(v)) : 0;
+  }();
+  (void)blocks;
+  return forced > 0 ? forced : 1;
+}
+
 }  // namespace attn
 
 void set_attention_tensor_cores(bool on) {

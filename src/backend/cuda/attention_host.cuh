@@ -42,6 +42,10 @@ namespace tc {
 inline bool wide_staging(int64_t blocks) {
   return blocks < 2 * static_cast<int64_t>(sm_count());
 }
+// Speed only: key splits a narrow split block walks one after another (its q tiles loaded
+// once), for a grid of `blocks` one-split blocks. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once
+// a process) sets it; by default 1.
+int splits_per_block(int64_t blocks);
 }  // namespace tc
 
 inline size_t smem_bytes(int rows_per_warp, int stride) {

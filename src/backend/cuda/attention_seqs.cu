@@ -97,15 +97,18 @@ __global__ void __launch_bounds__(kThreads)
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
 
+// Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence.
 template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT)
-    seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+    seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
   extern __shared__ float4 smem4[];
   const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
   const Params p = seq_params(base, e);
-  if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
+  const int first = static_cast<int>(blockIdx.x) * per_block;
+  if (first >= p.n_splits) return;  // a shorter sequence
   tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                             (blockIdx.z - e.split_begin) * tc::kRows, blockIdx.x);
+                             (blockIdx.z - e.split_begin) * tc::kRows, first,
+                             min(first + per_block, p.n_splits));
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
@@ -217,13 +220,16 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
     static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
                                allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, wide_smem), true);
     (void)ready;
-    const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
-                    static_cast<unsigned>(plan.split_blocks));
-    if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
+    const int64_t blocks = static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
+    const bool wide = tc::wide_staging(blocks);
+    const int per_block = wide ? 1 : tc::splits_per_block(blocks);
+    const dim3 grid(static_cast<unsigned>((plan.max_splits + per_block - 1) / per_block),
+                    static_cast<unsigned>(base.n_kv_heads), static_cast<unsigned>(plan.split_blocks));
+    if (wide)
       seqs_tc_split_kernel<T, HD, kThreads>
-          <<<grid, kThreads, wide_smem, stream()>>>(base, table, n);
+          <<<grid, kThreads, wide_smem, stream()>>>(base, table, n, per_block);
     else
-      seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n);
+      seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n, per_block);
     check_launch("attention seqs_tc_split_kernel");
     seqs_combine_kernel<HD / 32>
         <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);

@@ -140,9 +140,11 @@ __device__ __forceinline__ void store_partials(const Params& p, const Rows& rows
   }
 }
 
+// Key splits [split, split_end) of 16 rows of KV head kvh, one after another, the q tiles
+// loaded once (several splits a block: speed only, each split's partial is the same).
 template <typename T, int HD, int NT>
 __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int kvh, int row0,
-                                            int split) {
+                                            int split, int split_end) {
   using L = Layout<HD>;
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
@@ -150,18 +152,23 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   const bool first = (threadIdx.x >> 5) == 0;  // the warp that attends
   Rows rows;
   const uint32_t q_hi = mma::shared_address(smem);
-  State<HD> st;
+  bool loaded = false;
   auto load_q = [&] {
-    if (first) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+    if (first && !loaded) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+    loaded = true;
   };
-  const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
-  if constexpr (NT == kThreads)  // wide staging: a small grid
-    walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb, end,
-                        load_q, first);
-  else
-    walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
-                           end, load_q, first);
-  if (first) store_partials<HD>(p, rows, st, split);
+  for (; split < split_end; ++split) {
+    State<HD> st;
+    const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
+    if constexpr (NT == kThreads)  // wide staging: a small grid
+      walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
+                          end, load_q, first);
+    else
+      walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
+                             kb, end, load_q, first);
+    if (first) store_partials<HD>(p, rows, st, split);
+    __syncthreads();  // the next split restages the slots
+  }
 }
 
 // The fused path's running totals of the warp's rows: max and sum in registers, acc in the

@@ -15,21 +15,11 @@
 #include "kv/device_cache.h"
 #include "model/decoder.h"
 #include "model/registry.h"
+#include "gpu_case.h"
 #include "reference.h"
 
 namespace cairn::test {
 namespace {
-
-const Device kGpu{DeviceKind::kCuda, 0};
-
-bool gpu_present() {
-  try {
-    device_backend(DeviceKind::kCuda);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
 
 struct Side {
   std::unique_ptr<Model> model;
