@@ -17,6 +17,9 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
 // attention_pages; every other row, and every row when off, the CUDA-core arithmetic. The two
 // give different bits (each deterministic), so set it before the first attention of a run.
 void set_attention_tensor_cores(bool on);
+// Key splits a one-warp tensor-core split block walks (speed only; 0: by the grid's size,
+// the default unless CAIRN_ATTENTION_SPLITS_PER_BLOCK is set).
+void set_attention_splits_per_block(int n);
 bool attention_tensor_cores();
 
 }  // namespace cairn::cuda

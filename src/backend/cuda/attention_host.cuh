@@ -43,9 +43,9 @@ inline bool wide_staging(int64_t blocks) {
   return blocks < 2 * static_cast<int64_t>(sm_count());
 }
 // Speed only: key splits a narrow split block walks one after another (its q tiles loaded
-// once), for a grid of `blocks` one-split blocks. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once
-// a process) sets it; by default 1.
-int splits_per_block(int64_t blocks);
+// once), for a grid of `blocks` one-split blocks whose longest row has max_splits: 1, 2 or 4,
+// by the grid's size. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a process) forces it.
+int splits_per_block(int64_t blocks, int max_splits);
 }  // namespace tc
 
 inline size_t smem_bytes(int rows_per_warp, int stride) {

@@ -220,11 +220,13 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
     static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
                                allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, wide_smem), true);
     (void)ready;
-    const int64_t blocks = static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
+    const int64_t blocks =
+        static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
     const bool wide = tc::wide_staging(blocks);
-    const int per_block = wide ? 1 : tc::splits_per_block(blocks);
+    const int per_block = wide ? 1 : tc::splits_per_block(blocks, plan.max_splits);
     const dim3 grid(static_cast<unsigned>((plan.max_splits + per_block - 1) / per_block),
-                    static_cast<unsigned>(base.n_kv_heads), static_cast<unsigned>(plan.split_blocks));
+                    static_cast<unsigned>(base.n_kv_heads),
+                    static_cast<unsigned>(plan.split_blocks));
     if (wide)
       seqs_tc_split_kernel<T, HD, kThreads>
           <<<grid, kThreads, wide_smem, stream()>>>(base, table, n, per_block);

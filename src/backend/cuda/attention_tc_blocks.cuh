@@ -164,8 +164,8 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
       walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
                           end, load_q, first);
     else
-      walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
-                             kb, end, load_q, first);
+      walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
+                             end, load_q, first);
     if (first) store_partials<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }

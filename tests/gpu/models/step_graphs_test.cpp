@@ -12,10 +12,10 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#include "gpu_case.h"
 #include "kv/device_cache.h"
 #include "model/decoder.h"
 #include "model/registry.h"
-#include "gpu_case.h"
 #include "reference.h"
 
 namespace cairn::test {

@@ -123,6 +123,18 @@ TEST_P(AttentionSeqsGpu, DecodeMixEqualsAttentionPerSequence) {
   expect_bitwise_per_sequence(kDecodeMix, GetParam(), "decode mix");
 }
 
+// Split blocks walking 2 and 4 key splits each (a big grid's choice, forced here) give every
+// row the bits of one split a block.
+TEST_P(AttentionSeqsGpu, SplitsPerBlockLeaveTheBits) {
+  CAIRN_NEED_GPU();
+  for (int n : {2, 4}) {
+    cuda::set_attention_splits_per_block(n);
+    expect_bitwise_per_sequence(kDecodeMix, GetParam(),
+                                n == 2 ? "2 splits a block" : "4 splits a block");
+  }
+  cuda::set_attention_splits_per_block(0);
+}
+
 TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
   CAIRN_NEED_GPU();
   expect_bitwise_per_sequence(kPrefillMix, GetParam(), "prefill mix");
