@@ -84,15 +84,7 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
                                   c.layer_window[static_cast<size_t>(il)]};
     attend(shape, ap, il, batch, kv, step.t);
   };
-  const int n_segments = c.n_layers + 1;
-  if (bucket > 0) {
-    graphs_->run(bucket, n_segments, segment, gap);
-  } else {
-    for (int s = 0; s < n_segments; ++s) {
-      segment(s);
-      if (s + 1 < n_segments) gap(s);
-    }
-  }
+  graphs_->run(bucket, c.n_layers + 1, segment, gap);
   if (!rows.empty()) logits_of(step.x, rows, logits);
 }
 

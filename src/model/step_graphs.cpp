@@ -35,6 +35,13 @@ int64_t StepGraphs::bucket_for(const ForwardBatch& batch) const {
 }
 
 void StepGraphs::run(int64_t bucket, int n_segments, const Part& segment, const Part& gap) {
+  auto eagerly = [&] {
+    for (int s = 0; s < n_segments; ++s) {
+      segment(s);
+      if (s + 1 < n_segments) gap(s);
+    }
+  };
+  if (bucket == 0) return eagerly();
   const auto key = std::make_pair(bucket, backend_.batch_invariant());
   auto found = graphs_.find(key);
   if (found != graphs_.end() && !found->second.empty()) {
@@ -44,10 +51,7 @@ void StepGraphs::run(int64_t bucket, int n_segments, const Part& segment, const 
     }
     return;
   }
-  for (int s = 0; s < n_segments; ++s) {
-    segment(s);
-    if (s + 1 < n_segments) gap(s);
-  }
+  eagerly();
   if (found != graphs_.end()) return;  // a capture of this bucket failed: it stays eager
   std::vector<GraphId> ids;
   try {

@@ -40,7 +40,8 @@ class StepGraphs {
   int64_t bucket_for(const ForwardBatch& batch) const;
 
   // Runs segments 0 … n_segments-1 in order with gap(s) after every segment but the
-  // last: the bucket's graphs when captured, else eagerly, then captures them.
+  // last: eagerly for bucket 0; else the bucket's graphs when captured, or eagerly and
+  // then captures them.
   using Part = std::function<void(int)>;
   void run(int64_t bucket, int n_segments, const Part& segment, const Part& gap);
 

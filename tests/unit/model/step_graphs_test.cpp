@@ -93,6 +93,10 @@ TEST(StepGraphs, FirstStepRunsEagerlyThenCapturesThenReplays) {
     EXPECT_EQ(log, (std::vector<std::string>{"gap 0", "gap 1"}));
     EXPECT_EQ(backend.replayed, (std::vector<GraphId>{0, 1, 2}));
     EXPECT_EQ(g.n_graphs(), 3u);
+    log.clear();
+    g.run(0, 3, segment, gap);  // bucket 0: eager, nothing captured
+    EXPECT_EQ(log, (std::vector<std::string>{"run 0", "gap 0", "run 1", "gap 1", "run 2"}));
+    EXPECT_EQ(g.n_graphs(), 3u);
   }
   EXPECT_EQ(backend.released, (std::vector<GraphId>{0, 1, 2}));
 }
