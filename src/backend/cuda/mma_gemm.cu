@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_gemm.h"
+#include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
 #include "backend/cuda/op_errors.h"
 
@@ -34,14 +36,10 @@ struct Tile {
   static_assert(kNT == 1 || kNT % 2 == 0, "B fragments load in pairs of n8 steps");
 };
 
-// Few rows of x (decode): one m16 step of x, thin w tiles so that many blocks stream w, and
-// deep pipelines so that each block keeps tens of KiB of w in flight (stages: narrow_tuning
-// below; measurements in docs/performance.md).
-template <int BN, int Stages, int BK>
-using Narrow = Tile<16, BN, 1, BN / 8, Stages, BK>;  // BN 8, 16 or 32: one warp per 8 rows of w
-using Small = Tile<64, 32, 2, 2, 6>;                 // batched decode
-using Medium = Tile<128, 32, 4, 1, 4>;               // batches past 64 rows
-using Large = Tile<128, 128, 2, 4, 3>;               // prefill
+// Up to 32 rows of x (decode) run on mma_thin.cu's kernels.
+using Small = Tile<64, 32, 2, 2, 6>;    // batched decode
+using Medium = Tile<128, 32, 4, 1, 4>;  // batches past 64 rows
+using Large = Tile<128, 128, 2, 4, 3>;  // prefill
 // Squarer tiles for 17-128 rows: fewer re-reads of x and w from L2 than the thin ones.
 using Tile32x64 = Tile<32, 64, 2, 2, 6>;
 using Tile64x64 = Tile<64, 64, 2, 2, 6>;
@@ -98,36 +96,48 @@ __device__ inline void load_stage(uint8_t* stage, const Problem& p, Origin o, in
                        kt);
 }
 
-// The warp's k16 steps over one k-tile (those below k only), in increasing k.
-template <class C, typename T>
-__device__ inline void mma_stage(const uint8_t* stage, int k_left, int wm, int wn, int lane,
+// Step s's fragments of the warp: kMT of x (A), kNT of w (B).
+template <class C>
+__device__ inline void load_step(uint32_t a_base, uint32_t b_base, int s, int wm, int wn, int lane,
+                                 uint32_t (&a)[C::kMT][4], uint32_t (&b)[C::kNT][2]) {
+#pragma unroll
+  for (int mt = 0; mt < C::kMT; ++mt) {
+    const int r = (wm * C::kMT + mt) * 16 + lane % 16;
+    ldmatrix_x4(a_base + swizzled<C::kRowBytes>(r, s * 2 + lane / 16), a[mt][0], a[mt][1], a[mt][2],
+                a[mt][3]);
+  }
+  if constexpr (C::kNT == 1) {
+    const int r = wn * 8 + lane % 8;
+    ldmatrix_x2(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[0][0], b[0][1]);
+  } else {
+#pragma unroll
+    for (int nt = 0; nt < C::kNT; nt += 2) {
+      const int r = (wn * C::kNT + nt) * 8 + (lane / 16) * 8 + lane % 8;
+      ldmatrix_x4(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[nt][0], b[nt][1],
+                  b[nt + 1][0], b[nt + 1][1]);
+    }
+  }
+}
+
+// The warp's k16 steps over one k-tile (the first `steps`; all of them when Full), in
+// increasing k. Step s + 1's fragments are loaded before step s's mma and a full tile has no
+// branch, so the chains wait on their mma, not on shared memory.
+template <class C, typename T, bool Full>
+__device__ inline void mma_stage(const uint8_t* stage, int steps, int wm, int wn, int lane,
                                  float (&acc)[C::kMT][C::kNT][4]) {
+  constexpr int kSteps = C::kTileK / 16;
   const uint32_t a_base = shared_address(stage), b_base = a_base + C::kBM * C::kRowBytes;
+  uint32_t a[2][C::kMT][4], b[2][C::kNT][2];
+  load_step<C>(a_base, b_base, 0, wm, wn, lane, a[0], b[0]);
 #pragma unroll
-  for (int s = 0; s < C::kTileK / 16; ++s) {
-    if (s * 16 >= k_left) break;
-    uint32_t a[C::kMT][4], b[C::kNT][2];
-#pragma unroll
-    for (int mt = 0; mt < C::kMT; ++mt) {
-      const int r = (wm * C::kMT + mt) * 16 + lane % 16;
-      ldmatrix_x4(a_base + swizzled<C::kRowBytes>(r, s * 2 + lane / 16), a[mt][0], a[mt][1],
-                  a[mt][2], a[mt][3]);
-    }
-    if constexpr (C::kNT == 1) {
-      const int r = wn * 8 + lane % 8;
-      ldmatrix_x2(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[0][0], b[0][1]);
-    } else {
-#pragma unroll
-      for (int nt = 0; nt < C::kNT; nt += 2) {
-        const int r = (wn * C::kNT + nt) * 8 + (lane / 16) * 8 + lane % 8;
-        ldmatrix_x4(b_base + swizzled<C::kRowBytes>(r, s * 2 + (lane / 8) % 2), b[nt][0], b[nt][1],
-                    b[nt + 1][0], b[nt + 1][1]);
-      }
-    }
+  for (int s = 0; s < kSteps; ++s) {
+    if (s + 1 < kSteps && (Full || s + 1 < steps))
+      load_step<C>(a_base, b_base, s + 1, wm, wn, lane, a[(s + 1) % 2], b[(s + 1) % 2]);
+    if (!Full && s >= steps) continue;
 #pragma unroll
     for (int mt = 0; mt < C::kMT; ++mt)
 #pragma unroll
-      for (int nt = 0; nt < C::kNT; ++nt) mma_k16<T>(acc[mt][nt], a[mt], b[nt]);
+      for (int nt = 0; nt < C::kNT; ++nt) mma_k16<T>(acc[mt][nt], a[s % 2][mt], b[s % 2][nt]);
   }
 }
 
@@ -169,8 +179,12 @@ __global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
     const int next = kt + C::kStages - 1;
     if (next < tiles_k) load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, next);
     commit();
-    mma_stage<C, T>(smem + kt % C::kStages * C::kStageBytes, p.k - kt * C::kTileK, wm, wn, lane,
-                    acc);
+    const uint8_t* stage = smem + kt % C::kStages * C::kStageBytes;
+    const int steps = (p.k - kt * C::kTileK) / 16;
+    if (steps >= C::kTileK / 16)
+      mma_stage<C, T, true>(stage, steps, wm, wn, lane, acc);
+    else
+      mma_stage<C, T, false>(stage, steps, wm, wn, lane, acc);
   }
   store_tile<C>(p, o, wm, wn, lane, acc);
 }
@@ -184,99 +198,66 @@ void launch(const Problem& p) {
   check_launch("mma_gemm_kernel");
 }
 
-enum class Shape {
-  kNarrow32,
-  kNarrow16,
-  kNarrow8,
-  kSmall,
-  kMedium,
-  kLarge,
-  k32x64,
-  k64x64,
-  k64x128,
-  k128x64,
-  kCount
-};
-constexpr const char* kShapeNames[] = {"16x32",   "16x16", "16x8",  "64x32",  "128x32",
-                                       "128x128", "32x64", "64x64", "64x128", "128x64"};
+enum class Shape { kSmall, kMedium, kLarge, k32x64, k64x64, k64x128, k128x64, kCount };
+constexpr const char* kShapeNames[] = {"64x32", "128x32", "128x128", "32x64",
+                                       "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 
-std::atomic<int> g_forced{-1};  // force_mma_tile: a Shape, or -1 (by n and m)
+// force_mma_tile: a Shape, kThin + c for thin config c, or -1 (by n and m)
+std::atomic<int> g_forced{-1};
+constexpr int kThin = static_cast<int>(Shape::kCount);
 
-// Tuning of the thin tiles, read once from the environment (every choice gives the same
-// bits: only how k is staged changes, not the order of the k16 steps):
-// CAIRN_MMA_NARROW_TILE_K (k per pipeline stage: 64 or 256), CAIRN_MMA_NARROW_STAGES (with 64:
-// 4, 6 or 12; with 256: 2, 3 or 4) and CAIRN_MMA_NARROW_WIDTH (8, 16 or 32 rows of w per
-// block; 0: by m, below). docs/cuda.md; tools/gpu/tune_narrow.sh compares them.
-struct NarrowTuning {  // defaults: the best of tools/gpu/tune_narrow.sh's grid on an H200
-  int tile_k = 256, stages = 2, width = 32;
-};
-
-const NarrowTuning& narrow_tuning() {
-  static const NarrowTuning t = [] {
-    NarrowTuning n;
-    if (const char* v = std::getenv("CAIRN_MMA_NARROW_STAGES")) n.stages = std::atoi(v);
-    if (const char* v = std::getenv("CAIRN_MMA_NARROW_WIDTH")) n.width = std::atoi(v);
-    if (const char* v = std::getenv("CAIRN_MMA_NARROW_TILE_K")) n.tile_k = std::atoi(v);
-    return n;
-  }();
-  return t;
+// Whether n rows of x and m rows of w take the thin kernels: every product of up to 16 rows,
+// and of up to 32 unless w is wide.
+bool thin(int64_t n, int64_t m) {
+  return n <= 16 || (n <= 32 && m < kWideRows);
 }
 
-// Rows of w from which a product counts as wide (an 8B model's gate|up: 28,672).
-constexpr int64_t kWideRows = 16384;
-
-// Thin w tiles while they still give every SM a block; the large tile once it fills the GPU
+// Past the thin kernels, from MatmulBench.TileSweep on an H200 (docs/performance.md): wide
+// products (gate|up) want squarer tiles that read x and w fewer times from L2, the rest the
+// many blocks of 64x32 up to 128 rows; past 128 rows the large tile once it fills the GPU
 // twice over.
 Shape shape_for(int64_t n, int64_t m) {
-  if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0)
-    return static_cast<Shape>(forced);
-  const int64_t sms = sm_count();
-  if (n <= 16) {
-    switch (narrow_tuning().width) {
-      case 8:
-        return Shape::kNarrow8;
-      case 16:
-        return Shape::kNarrow16;
-      case 32:
-        return Shape::kNarrow32;
-    }
-    if (m >= 32 * sms) return Shape::kNarrow32;
-    return m >= 16 * sms ? Shape::kNarrow16 : Shape::kNarrow8;
-  }
-  // 17-128 rows (batched decode), from MatmulBench.TileSweep on an H200 (docs/performance.md):
-  // wide products (gate|up) want squarer tiles that read x and w fewer times from L2; the rest
-  // want the many blocks of thin tiles.
   if (n <= 128) {
     if (m >= kWideRows) return n <= 64 ? Shape::k64x128 : Shape::kLarge;
-    return n <= 32 ? Shape::kNarrow32 : Shape::kSmall;
+    return Shape::kSmall;
   }
   const int64_t large_blocks = ((n + 127) / 128) * ((m + 127) / 128);
-  return large_blocks >= 2 * sms ? Shape::kLarge : Shape::kMedium;
+  return large_blocks >= 2 * static_cast<int64_t>(sm_count()) ? Shape::kLarge : Shape::kMedium;
 }
 
-template <typename T, int BN>
-void launch_narrow(const Problem& p) {
-  const NarrowTuning& t = narrow_tuning();
-  if (t.tile_k == 64) {
-    if (t.stages == 4) return launch<Narrow<BN, 4, 64>, T>(p);
-    if (t.stages == 12) return launch<Narrow<BN, 12, 64>, T>(p);
-    return launch<Narrow<BN, 6, 64>, T>(p);
-  }
-  if (t.stages == 3) return launch<Narrow<BN, 3, 256>, T>(p);
-  if (t.stages == 4) return launch<Narrow<BN, 4, 256>, T>(p);
-  return launch<Narrow<BN, 2, 256>, T>(p);
+std::vector<std::string> tile_names() {
+  std::vector<std::string> names(std::begin(kShapeNames), std::end(kShapeNames));
+  for (int c = 0; c < mma_thin_configs(); ++c) names.emplace_back(mma_thin_name(c));
+  return names;
+}
+
+// CAIRN_MMA_TILE: a tile every product the thin kernels would serve takes instead (for
+// benchmarks: every tile gives the same bits); -1: none.
+int env_tile() {
+  static const int tile = [] {
+    const char* v = std::getenv("CAIRN_MMA_TILE");
+    const std::vector<std::string> names = tile_names();
+    const auto at = v ? std::find(names.begin(), names.end(), v) : names.end();
+    return at == names.end() ? -1 : static_cast<int>(at - names.begin());
+  }();
+  return tile;
+}
+
+int tile_for(int64_t n, int64_t m) {
+  if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0) return forced;
+  if (!thin(n, m)) return static_cast<int>(shape_for(n, m));
+  return env_tile() >= 0 ? env_tile() : kThin + mma_thin_pick(n, m);
 }
 
 template <typename T>
 void launch_typed(const Problem& p) {
-  switch (shape_for(p.n, p.m)) {
-    case Shape::kNarrow32:
-      return launch_narrow<T, 32>(p);
-    case Shape::kNarrow16:
-      return launch_narrow<T, 16>(p);
-    case Shape::kNarrow8:
-      return launch_narrow<T, 8>(p);
+  const int tile = tile_for(p.n, p.m);
+  if (tile >= kThin) {
+    const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
+    return mma_thin(t, std::is_same_v<T, __nv_bfloat16>, tile - kThin);
+  }
+  switch (static_cast<Shape>(tile)) {
     case Shape::kSmall:
       return launch<Small, T>(p);
     case Shape::kMedium:
@@ -321,18 +302,20 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
 }
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m) {
-  return kShapeNames[static_cast<int>(shape_for(n, m))];
+  const int tile = tile_for(n, m);
+  return tile >= kThin ? mma_thin_name(tile - kThin) : kShapeNames[tile];
 }
 
 std::vector<std::string> mma_gemm_tile_names() {
-  return {std::begin(kShapeNames), std::end(kShapeNames)};
+  return tile_names();
 }
 
 void force_mma_tile(const std::string& name) {
-  const auto* at = std::find(std::begin(kShapeNames), std::end(kShapeNames), name);
-  if (!name.empty() && at == std::end(kShapeNames))
+  const std::vector<std::string> names = mma_gemm_tile_names();
+  const auto at = std::find(names.begin(), names.end(), name);
+  if (!name.empty() && at == names.end())
     invalid_argument("force_mma_tile", "no tile '" + name + "'");
-  g_forced.store(name.empty() ? -1 : static_cast<int>(at - std::begin(kShapeNames)));
+  g_forced.store(name.empty() ? -1 : static_cast<int>(at - names.begin()));
 }
 
 }  // namespace cairn::cuda

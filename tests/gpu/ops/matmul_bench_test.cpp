@@ -129,8 +129,7 @@ TEST(DISABLED_MatmulBench, DecodeShapes) {
   cuda::set_batch_invariant(saved);
 }
 
-// The invariant mode at 1 and 16 rows only, for comparing the thin tiles' tuning
-// (CAIRN_MMA_NARROW_STAGES, CAIRN_MMA_NARROW_WIDTH) one process per setting:
+// The invariant mode at 1 and 16 rows only (CAIRN_MMA_TILE pins a tile for a process):
 //   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*NarrowRows*'
 TEST(DISABLED_MatmulBench, NarrowRows) {
   CAIRN_NEED_GPU();
@@ -179,6 +178,36 @@ TEST(DISABLED_MatmulBench, TileSweep) {
         cuda::force_mma_tile(tile);
         const double ms = matmul_ms(x, ws, y);
         std::printf(" %s %.1f", tile.c_str(), ms * 1e3);
+      }
+      cuda::force_mma_tile("");
+      std::printf(" us\n");
+    }
+  }
+  cuda::set_batch_invariant(saved);
+}
+
+// Every tile at 1-16 rows (the thin tiles and their configs; decode) on the Llama-8B projections
+// and LM head: µs a product and % of the copy bandwidth, for choosing mma_thin_pick:
+//   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*ThinSweep*'
+TEST(DISABLED_MatmulBench, ThinSweep) {
+  CAIRN_NEED_GPU();
+  const bool saved = cuda::batch_invariant();
+  cuda::set_batch_invariant(true);
+  const double copy_gbs = cuda::measure_copy_bandwidth_gbs();
+  for (const Shape2& s :
+       {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"}, Shape2{28672, 4096, "gate_up"},
+        Shape2{4096, 14336, "down"}, Shape2{128256, 4096, "lm_head"}}) {
+    const std::vector<Tensor> ws = weight_copies(s);
+    const double floor_us = double(s.m) * s.k * 2 / (copy_gbs * 1e3);
+    for (int64_t n : {1, 2, 4, 8, 16}) {
+      Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
+      device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
+      std::printf("thin %-8s n=%-3lld floor %6.1f us (default %s):", s.name,
+                  static_cast<long long>(n), floor_us, cuda::mma_gemm_tile_name(n, s.m));
+      for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+        if (tile.rfind("16x", 0) != 0 && tile.rfind("thin", 0) != 0) continue;
+        cuda::force_mma_tile(tile);
+        std::printf(" %s %.1f", tile.c_str(), matmul_ms(x, ws, y) * 1e3);
       }
       cuda::force_mma_tile("");
       std::printf(" us\n");

@@ -185,25 +185,29 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
     check_rows_independent(4099, 4096, dtype, {1, 7, 64, 300}, rng);
     check_rows_independent(33, 100, dtype, {1, 7, 64, 300}, rng);
   }
-  check_rows_independent(4096, 4096, DType::kBF16, {1, 7, 64, 300, 8192}, rng);
+  check_rows_independent(4096, 4096, DType::kBF16, {1, 2, 3, 7, 64, 300, 8192}, rng);
+  check_rows_independent(300, 1040, DType::kBF16, {1, 2, 3, 9, 17, 40},
+                         rng);  // a last short k-tile
   check_rows_independent(14336, 4096, DType::kBF16, {1, 16, 300, 2048}, rng);
   check_rows_independent(1024, 14336, DType::kBF16, {1, 5, 16, 17, 64, 65, 300, 1000}, rng);
   check_rows_independent(200, 4096, DType::kF16, {1, 16, 17, 64, 65, 130}, rng);
   check_rows_independent(16384, 256, DType::kBF16, {1, 16, 33, 64, 128, 300}, rng);
 }
 
-// The shapes above reach every tile shape the tensor-core GEMM takes by default (thin tiles of 32
-// rows of w for up to 32 rows of x, then 64x32 or, for wide products, 64x128; 128x32, 128x128), so
-// a row is compared across all of them (the test above would say nothing about a shape it never
-// ran).
+// The shapes above reach every tile shape the tensor-core GEMM takes by default (the thin
+// kernels' three configs up to 32 rows, then 64x32 or, for wide products, 64x128; 128x32,
+// 128x128), so a row is compared across all of them (the test above would say nothing about a
+// shape it never ran).
 TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   CAIRN_NEED_GPU();
-  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},  {64, 4096},  {300, 4096},
-                                               {8192, 4096}, {1, 14336}, {1, 1024},   {1, 200},
-                                               {130, 200},   {65, 1024}, {33, 16384}, {128, 16384}};
+  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},   {64, 4096},  {300, 4096},
+                                               {8192, 4096}, {1, 14336},  {1, 1024},   {1, 200},
+                                               {130, 200},   {65, 1024},  {33, 16384}, {128, 16384},
+                                               {5, 16384},   {16, 16384}, {17, 4096}};
   std::set<std::string> seen;
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
-  EXPECT_EQ(seen, (std::set<std::string>{"16x32", "64x32", "128x32", "128x128", "64x128"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"thin:nt1w4k256s2", "thin:nt1w4k256s4", "thin:nt2w4k256s3",
+                                         "64x32", "128x32", "128x128", "64x128"}));
 }
 
 // Every tile shape of the tensor-core GEMM gives every element the same bits (each walks k
