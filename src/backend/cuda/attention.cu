@@ -52,8 +52,8 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
 template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                             blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
+  tc::any_split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                                 blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
 // Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.
@@ -167,7 +167,18 @@ std::atomic<int>& forced_splits_per_block() {
   return n;
 }
 
+// 1: every split grid wide, -1: none, 0: by the grid's size.
+std::atomic<int>& forced_wide_blocks() {
+  static std::atomic<int> mode{0};
+  return mode;
+}
+
 }  // namespace
+
+bool tc::wide_staging(int64_t blocks) {
+  if (const int forced = forced_wide_blocks().load(); forced != 0) return forced > 0;
+  return blocks < 2 * static_cast<int64_t>(sm_count());
+}
 
 int tc::splits_per_block(int64_t blocks, int max_splits) {
   if (const int forced = forced_splits_per_block().load(); forced > 0) return forced;
@@ -187,6 +198,10 @@ int tc::splits_per_block(int64_t blocks, int max_splits) {
 
 void set_attention_splits_per_block(int n) {
   attn::forced_splits_per_block().store(std::max(0, n));
+}
+
+void set_attention_wide_blocks(int mode) {
+  attn::forced_wide_blocks().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
 }
 
 void set_attention_tensor_cores(bool on) {

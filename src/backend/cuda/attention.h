@@ -20,6 +20,9 @@ void set_attention_tensor_cores(bool on);
 // Key splits a one-warp tensor-core split block walks (speed only; 0: by the grid's size,
 // the default unless CAIRN_ATTENTION_SPLITS_PER_BLOCK is set).
 void set_attention_splits_per_block(int n);
+// Split grids of four-warp blocks that attend a key split together (1), of one-warp blocks
+// (-1), or by the grid's size (0, the default): speed only, for tests.
+void set_attention_wide_blocks(int mode);
 bool attention_tensor_cores();
 
 }  // namespace cairn::cuda

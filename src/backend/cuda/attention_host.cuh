@@ -8,7 +8,7 @@
 
 #include "backend/cuda/attention.h"
 #include "backend/cuda/attention_blocks.cuh"
-#include "backend/cuda/attention_tc_blocks.cuh"
+#include "backend/cuda/attention_tc_coop.cuh"
 #include "backend/cuda/cuda_runtime.h"
 
 namespace cairn::cuda::attn {
@@ -36,12 +36,11 @@ inline BlockShape block_shape(bool tensor_cores) {
 }
 
 namespace tc {
-// Speed only (the staged tiles hold the same values either way): a split grid of
-// fewer blocks than two per SM stages with four warps a block instead of one,
-// to keep enough loads in flight (batch-1 decode: n_splits × KV heads blocks).
-inline bool wide_staging(int64_t blocks) {
-  return blocks < 2 * static_cast<int64_t>(sm_count());
-}
+// Speed only (every value is computed the same way either way): a split grid of
+// fewer blocks than two per SM runs blocks of four warps that stage a whole key split
+// at once and attend it together (attention_tc_coop.cuh) instead of one-warp blocks
+// (batch-1 decode: n_splits × KV heads blocks). cuda::set_attention_wide_blocks forces it.
+bool wide_staging(int64_t blocks);
 // Speed only: key splits a narrow split block walks one after another (its q tiles loaded
 // once), for a grid of `blocks` one-split blocks whose longest row has max_splits: 1, 2 or 4,
 // by the grid's size. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a process) forces it.

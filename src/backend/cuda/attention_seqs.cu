@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(NT)
   const Params p = seq_params(base, e);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
-  tc::split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+  tc::any_split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
                              (blockIdx.z - e.split_begin) * tc::kRows, first,
                              min(first + per_block, p.n_splits));
 }

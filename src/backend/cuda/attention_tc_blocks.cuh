@@ -2,13 +2,11 @@
 // (attention.cu: one sequence; attention_seqs.cu: many): the tensor-core counterparts of
 // attention_blocks.cuh's split and fused blocks, with the same key splits, key blocks, block
 // skipping and folds, and the per-key-block arithmetic of attention_tc_math.cuh.
-//   split block  16 rows of one KV head over one key split, attended by the first warp (K and
-//                V tiles staged apart: walk_halves);
-//                NT threads stage the tiles (32, or 128 when the grid is too small to keep
-//                the GPU's loads in flight, and then the whole split at once: walk_all;
-//                speed only, the tiles hold the same values):
-//                writes each row's partial (max, sum, acc) to the workspace in the
-//                CUDA-core blocks' format, so the same combine kernel folds them.
+//   split block  16 rows of one KV head over one key split, one warp of NT = 32 threads (K and
+//                V tiles staged apart: walk_halves; a small grid runs attention_tc_coop.cuh's
+//                four-warp block instead): writes each row's partial (max, sum, acc) to the
+//                workspace in the CUDA-core blocks' format, so the same combine kernel folds
+//                them.
 //   fused block  four warps, 64 rows of one KV head (16 each), every key split in order; each
 //                warp folds its rows' partials into totals kept in shared memory.
 // Both walk the key blocks some row of the block may see in order (walk, walk_halves), the
@@ -93,34 +91,6 @@ __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots,
   }
 }
 
-// walk() for a split block of a small grid (wide staging): every key block of the split that
-// some row may see is staged at once, K and V (kBlocksPerSplit slots), so the split waits for
-// memory once instead of once a key block; then they are attended in order. The same tiles
-// and arithmetic as walk().
-template <typename T, int HD, int NT, typename Prologue>
-__device__ void walk_all(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
-                         uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
-                         Prologue prologue, bool attend) {
-  using L = Layout<HD>;
-  int blocks[kBlocksPerSplit];
-  int n = 0;
-  for (kb = next_key_block(p, b, kb, end); kb < end && n < kBlocksPerSplit;
-       kb = next_key_block(p, b, kb + 1, end)) {
-    uint8_t* slot = stages + n * L::kStageBytes;
-    stage_tile<HD, NT>(p, slot, slot + L::kKvTile, b.kvh, kb * kKeyBlock);
-    blocks[n++] = kb;
-  }
-  mma::commit();
-  prologue();
-  mma::wait_pending<0>();
-  __syncthreads();
-  if (!attend) return;
-  for (int i = 0; i < n; ++i) {
-    const uint32_t k_tile = mma::shared_address(stages + i * L::kStageBytes);
-    attend_tile<T, HD>(p, blocks[i] * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
-  }
-}
-
 // Split path: the warp's rows' partials of key split `split` (every valid row's max and sum;
 // acc only when the sum is not 0, as the combine reads it only then).
 template <int HD>
@@ -160,12 +130,8 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   for (; split < split_end; ++split) {
     State<HD> st;
     const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
-    if constexpr (NT == kThreads)  // wide staging: a small grid
-      walk_all<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
-                          end, load_q, first);
-    else
-      walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
-                             end, load_q, first);
+    walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
+                           end, load_q, first);
     if (first) store_partials<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }

@@ -24,6 +24,13 @@ namespace cairn::cuda::attn::tc {
 
 constexpr int kStages = 2;  // key blocks in flight: the one attended and the next
 
+// Exchange of a wide split block's cooperating warps (attention_tc_coop.cuh), after its stages.
+struct CoopShared {
+  float max[2][kWarps][kRows];  // [key-block parity][warp][row]: the warp's row maxima
+  float w[2][kWarps][32][4];    // [parity][warp][lane]: the warp's weights (its C fragment)
+  float scale[kRows];           // each row's logit scale (load_q_tile's Rows::scale)
+};
+
 template <int HD>
 struct Layout {
   static constexpr int kRowBytes = HD * 2;
@@ -38,9 +45,10 @@ struct Layout {
   }
   // The split block's: one warp's q tiles, then two slots of one K or V tile each (split_block
   // stages K and V of a key block apart, so that more blocks fit an SM).
-  // With wide staging (wide: 128 threads) every key block of the split is staged at once.
+  // With wide staging (wide: 128 threads) every key block of the split is staged at once,
+  // and the cooperating warps' exchange follows.
   __host__ __device__ static constexpr size_t split_bytes(bool wide) {
-    return 2 * kQTile + (wide ? kBlocksPerSplit * kStageBytes : 2 * kKvTile);
+    return 2 * kQTile + (wide ? kBlocksPerSplit * kStageBytes + sizeof(CoopShared) : 2 * kKvTile);
   }
   __host__ __device__ static constexpr size_t stages_offset(int warps) {
     return static_cast<size_t>(warps) * 2 * kQTile;

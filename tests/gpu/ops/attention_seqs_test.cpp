@@ -65,8 +65,10 @@ std::string describe(const Params& c, const char* mix) {
 
 // The sequences' query rows back to back after one row no sequence owns (row 0),
 // listed in reverse row order; K/V buffers 3 rows longer than n_kv.
+// alone_wide: the per-sequence calls' split blocks (cuda::set_attention_wide_blocks); the batch
+// runs under the caller's setting.
 void expect_bitwise_per_sequence(const std::vector<SeqShape>& shapes, const Params& c,
-                                 const char* mix) {
+                                 const char* mix, int alone_wide = 0) {
   std::mt19937 rng(static_cast<uint32_t>(c.head_dim * 31 + c.window + shapes.size()));
   int64_t n_rows = 1;
   for (const SeqShape& s : shapes) n_rows += s.n_q;
@@ -95,6 +97,7 @@ void expect_bitwise_per_sequence(const std::vector<SeqShape>& shapes, const Para
   Tensor out = poisoned_device(q.shape(), DType::kF32);
   ops::attention_seqs(q, seqs, positions, p, out);
   const Tensor got = to_host(out);
+  cuda::set_attention_wide_blocks(alone_wide);
 
   std::vector<int32_t> kv_positions(1000);
   for (size_t j = 0; j < kv_positions.size(); ++j) kv_positions[j] = static_cast<int32_t>(j);
@@ -133,6 +136,17 @@ TEST_P(AttentionSeqsGpu, SplitsPerBlockLeaveTheBits) {
                                 n == 2 ? "2 splits a block" : "4 splits a block");
   }
   cuda::set_attention_splits_per_block(0);
+}
+
+// The four-warp blocks of small split grids (each key block attended by the four warps
+// together) give every row the bits of the one-warp blocks.
+TEST_P(AttentionSeqsGpu, WideBlocksLeaveTheBits) {
+  CAIRN_NEED_GPU();
+  cuda::set_attention_wide_blocks(-1);
+  expect_bitwise_per_sequence(kDecodeMix, GetParam(), "one-warp batch, four-warp alone", 1);
+  cuda::set_attention_wide_blocks(1);
+  expect_bitwise_per_sequence(kDecodeMix, GetParam(), "four-warp batch, one-warp alone", -1);
+  cuda::set_attention_wide_blocks(0);
 }
 
 TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
