@@ -107,8 +107,8 @@ __global__ void __launch_bounds__(NT)
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
   tc::any_split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                             (blockIdx.z - e.split_begin) * tc::kRows, first,
-                             min(first + per_block, p.n_splits));
+                                 (blockIdx.z - e.split_begin) * tc::kRows, first,
+                                 min(first + per_block, p.n_splits));
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.

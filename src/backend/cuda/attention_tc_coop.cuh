@@ -61,24 +61,6 @@ __device__ __forceinline__ void coop_scores(uint32_t q_hi, uint32_t q_lo, uint32
   for (int e = 0; e < 4; ++e) s[e] = __fadd_rn(hi[e], lo[e]);
 }
 
-// mask_logits for key tile nt alone.
-__device__ __forceinline__ void coop_mask(const Params& p, int key0, int nt, const Rows& rows,
-                                          float (&s)[4]) {
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int e = 0; e < 2; ++e) {
-    const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
-    const bool in = key < p.n_kv;
-    const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const bool vis = in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window);
-      float& x = s[2 * h + e];
-      x = vis ? logit_scaled(x, rows.scale[h], p.softcap) : -INFINITY;
-    }
-  }
-}
-
 // The softmax of the warp's key tile: the rows' block maxima met across warps, m and the
 // rescale factors r updated, the warp's scores turned into weights and published.
 template <int HD>
@@ -137,33 +119,6 @@ __device__ __forceinline__ void coop_sums(const CoopShared& sh, int parity, cons
   }
 }
 
-// tile_values for the warp's dims: acc += P_hi·V then P_lo·V, keys 0-15 then 16-31.
-template <typename T, int HD>
-__device__ __forceinline__ void coop_values(const float (&w)[4][4], uint32_t v_tile,
-                                            CoopState<HD>& st) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, mat = lane / 8;
-#pragma unroll
-  for (int ks = 0; ks < 2; ++ks) {
-    uint32_t hi[4], lo[4];
-    split2<T>(w[2 * ks][0], w[2 * ks][1], hi[0], lo[0]);
-    split2<T>(w[2 * ks][2], w[2 * ks][3], hi[1], lo[1]);
-    split2<T>(w[2 * ks + 1][0], w[2 * ks + 1][1], hi[2], lo[2]);
-    split2<T>(w[2 * ks + 1][2], w[2 * ks + 1][3], hi[3], lo[3]);
-    const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
-#pragma unroll
-    for (int t = 0; t < HD / 32; t += 2) {
-      const int dt = warp * (HD / 32) + t;
-      uint32_t b[2][2];
-      mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, dt & ~7, dt % 8 + mat / 2), b[0][0],
-                             b[0][1], b[1][0], b[1][1]);
-      mma::mma_k16<T>(st.acc[t], hi, b[0]);
-      mma::mma_k16<T>(st.acc[t], lo, b[0]);
-      mma::mma_k16<T>(st.acc[t + 1], hi, b[1]);
-      mma::mma_k16<T>(st.acc[t + 1], lo, b[1]);
-    }
-  }
-}
-
 // One key block for the block's 16 rows (this warp's share), softmax_row's and tile_values'
 // operations on each value.
 template <typename T, int HD>
@@ -172,10 +127,10 @@ __device__ __forceinline__ void coop_tile(const Params& p, int key0, uint32_t q_
                                           CoopShared& sh, int parity, CoopState<HD>& st) {
   float s[4], r[2], w[4][4];
   coop_scores<T, HD>(q_hi, q_lo, k_tile, threadIdx.x >> 5, s);
-  coop_mask(p, key0, threadIdx.x >> 5, rows, s);
+  mask_tile(p, key0, threadIdx.x >> 5, rows, s);
   coop_weights<HD>(sh, parity, s, st, r);
   coop_sums<HD>(sh, parity, r, w, st);
-  coop_values<T, HD>(w, v_tile, st);
+  values_dims<T, HD, HD / 32>(w, v_tile, (threadIdx.x >> 5) * (HD / 32), st.acc);
 }
 
 // store_partials for the warp's quarter of acc (m and l by warp 0).

@@ -192,25 +192,30 @@ __device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32
     for (int e = 0; e < 4; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
 }
 
-// The logits of both rows for the tile's keys (key0 + 8nt + 2(lane % 4) + e), in place:
+// The logits of both rows for key tile nt's keys (key0 + 8nt + 2(lane % 4) + e), in place:
 // −∞ where the row does not see the key (or the key is past n_kv, or the row past the last).
-__device__ __forceinline__ void mask_logits(const Params& p, int key0, const Rows& rows,
-                                            float (&s)[4][4]) {
+__device__ __forceinline__ void mask_tile(const Params& p, int key0, int nt, const Rows& rows,
+                                          float (&s)[4]) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt)
+  for (int e = 0; e < 2; ++e) {
+    const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
+    const bool in = key < p.n_kv;
+    const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
 #pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
-      const bool in = key < p.n_kv;
-      const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const bool vis = in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window);
-        float& x = s[nt][2 * h + e];
-        x = vis ? logit_scaled(x, rows.scale[h], p.softcap) : -INFINITY;
-      }
+    for (int h = 0; h < 2; ++h) {
+      const bool vis = in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window);
+      float& x = s[2 * h + e];
+      x = vis ? logit_scaled(x, rows.scale[h], p.softcap) : -INFINITY;
     }
+  }
+}
+
+// mask_tile for the block's four key tiles.
+__device__ __forceinline__ void mask_logits(const Params& p, int key0, const Rows& rows,
+                                            float (&s)[4][4]) {
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) mask_tile(p, key0, nt, rows, s[nt]);
 }
 
 // The block's online-softmax update of row h from its logits (replaced by the weights
@@ -245,11 +250,12 @@ __device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& 
   }
 }
 
-// acc += P·V over the tile's keys: for keys 0-15, then 16-31, each n8 tile of dims gets the
-// P_hi step, then the P_lo step. The weights' C fragments are the A fragments' halves.
-template <typename T, int HD>
-__device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_tile,
-                                            State<HD>& st) {
+// acc += P·V over the tile's keys for the n8 tiles of dims dt0 .. dt0 + NDT − 1 (acc[t] holds
+// tile dt0 + t): for keys 0-15, then 16-31, each tile gets the P_hi step, then the P_lo step.
+// The weights' C fragments are the A fragments' halves.
+template <typename T, int HD, int NDT>
+__device__ __forceinline__ void values_dims(const float (&w)[4][4], uint32_t v_tile, int dt0,
+                                            float (&acc)[NDT][4]) {
   const int lane = threadIdx.x & 31, mat = lane / 8;
 #pragma unroll
   for (int ks = 0; ks < 2; ++ks) {
@@ -260,16 +266,24 @@ __device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_t
     split2<T>(w[2 * ks + 1][2], w[2 * ks + 1][3], hi[3], lo[3]);
     const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
 #pragma unroll
-    for (int dt = 0; dt < HD / 8; dt += 2) {
+    for (int t = 0; t < NDT; t += 2) {
+      const int dt = dt0 + t;
       uint32_t b[2][2];
       mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, dt & ~7, dt % 8 + mat / 2), b[0][0],
                              b[0][1], b[1][0], b[1][1]);
-      mma::mma_k16<T>(st.acc[dt], hi, b[0]);
-      mma::mma_k16<T>(st.acc[dt], lo, b[0]);
-      mma::mma_k16<T>(st.acc[dt + 1], hi, b[1]);
-      mma::mma_k16<T>(st.acc[dt + 1], lo, b[1]);
+      mma::mma_k16<T>(acc[t], hi, b[0]);
+      mma::mma_k16<T>(acc[t], lo, b[0]);
+      mma::mma_k16<T>(acc[t + 1], hi, b[1]);
+      mma::mma_k16<T>(acc[t + 1], lo, b[1]);
     }
   }
+}
+
+// values_dims over every dim of the warp's rows.
+template <typename T, int HD>
+__device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_tile,
+                                            State<HD>& st) {
+  values_dims<T, HD, HD / 8>(w, v_tile, 0, st.acc);
 }
 
 // A key block's first half (K tile staged at shared address k_tile) for the warp's rows: the
