@@ -10,7 +10,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libfmt-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libxxhash-dev
   libpcre2-dev libutf8proc-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
+  libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev libopenblas0
   clang-14 libclang-rt-14-dev curl python3
 )
 

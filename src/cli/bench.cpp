@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <string>
 
 #include "backend/cpu/machine_limits.h"
 #include "backend/device.h"
@@ -17,11 +18,13 @@
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
 #include "cli/bench_restore.h"
+#include "cli/blas_rate.h"
 #include "cli/device_flag.h"
 #include "cli/loaded_model.h"
 #include "cli/model_path.h"
 #include "cli/verbs.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 #include "kv/contiguous_cache.h"
 #include "model/config.h"
 #include "model/registry.h"
@@ -55,6 +58,11 @@ struct Limits {
   double bandwidth_gbs;
   double fma_gflops;
 };
+
+// "= x% of <what>" for a rate against a limit, or nothing without the limit.
+std::string share_of(double rate, double limit, const char* what) {
+  return limit > 0 ? fmt::format(" = {:5.1f}% of {}", 100.0 * rate / limit, what) : std::string();
+}
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -111,12 +119,16 @@ void bench_one(const BenchFlags& f, const BenchShape& s, DType dtype, const Limi
   double decode_gbs = (weight_bytes + kv_bytes) / step_s / 1e9;
   double matmul_params = static_cast<double>(s.n_params() - s.vocab * s.hidden);
   double prefill_gflops = 2.0 * matmul_params * f.prompt_tokens / prefill_s / 1e9;
+  // The achievable rate at this prefill's widest product (gate|up: tokens × ffn × hidden).
+  const double blas = measure_blas_sgemm_gflops(f.prompt_tokens, s.ffn, s.hidden,
+                                                static_cast<int>(ThreadPool::global().n_threads()));
   fmt::print(
       "{:>5} {:>5} {:>7.2f}B | decode {:7.2f} tok/s {:6.2f} GB/s = {:5.1f}% of bandwidth"
-      " | prefill {:8.1f} tok/s {:7.1f} GFLOP/s = {:5.1f}% of FMA peak\n",
+      " | prefill {:8.1f} tok/s {:7.1f} GFLOP/s = {:5.1f}% of FMA peak{}\n",
       s.name, dtype_name(dtype), s.n_params() / 1e9, 1.0 / step_s, decode_gbs,
       100.0 * decode_gbs / lim.bandwidth_gbs, f.prompt_tokens / prefill_s, prefill_gflops,
-      100.0 * prefill_gflops / lim.fma_gflops);
+      100.0 * prefill_gflops / lim.fma_gflops,
+      share_of(prefill_gflops, blas, fmt::format("OpenBLAS sgemm {:.1f}", blas).c_str()));
 }
 
 // Bytes of the weight files of a model folder or file (what one decode step streams).
