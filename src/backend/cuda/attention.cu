@@ -48,7 +48,8 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
                     blockIdx.x * kWarps * kFusedRows);
 }
 
-// Tensor-core blocks: NT threads per (key split, KV head, 16 rows), the first warp attending.
+// Tensor-core blocks: NT threads per (key split, KV head, 16 rows): one warp, or four
+// attending together (NT = kThreads, small grids).
 template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];

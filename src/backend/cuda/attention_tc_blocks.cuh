@@ -2,11 +2,10 @@
 // (attention.cu: one sequence; attention_seqs.cu: many): the tensor-core counterparts of
 // attention_blocks.cuh's split and fused blocks, with the same key splits, key blocks, block
 // skipping and folds, and the per-key-block arithmetic of attention_tc_math.cuh.
-//   split block  16 rows of one KV head over one key split, one warp of NT = 32 threads (K and
-//                V tiles staged apart: walk_halves; a small grid runs attention_tc_coop.cuh's
-//                four-warp block instead): writes each row's partial (max, sum, acc) to the
-//                workspace in the CUDA-core blocks' format, so the same combine kernel folds
-//                them.
+//   split block  16 rows of one KV head over one key split, one warp (K and V tiles staged
+//                apart: walk_halves; a small grid runs attention_tc_coop.cuh's four-warp block
+//                instead): writes each row's partial (max, sum, acc) to the workspace in the
+//                CUDA-core blocks' format, so the same combine kernel folds them.
 //   fused block  four warps, 64 rows of one KV head (16 each), every key split in order; each
 //                warp folds its rows' partials into totals kept in shared memory.
 // Both walk the key blocks some row of the block may see in order (walk, walk_halves), the
@@ -57,13 +56,14 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
   }
 }
 
-// walk() for split blocks in half the staging memory (more blocks per SM): a key block's K
-// tile, then its V tile, through two slots, each staged while the other is read (the next
-// block's K while this block's values are summed). The same tiles and arithmetic as walk().
-template <typename T, int HD, int NT, typename Prologue>
+// walk() for split blocks (one warp) in half the staging memory (more blocks per SM): a key
+// block's K tile, then its V tile, through two slots, each staged while the other is read (the
+// next block's K while this block's values are summed). The same tiles and arithmetic as walk().
+template <typename T, int HD, typename Prologue>
 __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
                             uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
-                            Prologue prologue, bool attend) {
+                            Prologue prologue) {
+  constexpr int NT = 32;
   using L = Layout<HD>;
   uint8_t* k_slot = slots;
   uint8_t* v_slot = slots + L::kKvTile;
@@ -78,14 +78,14 @@ __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots,
     mma::wait_pending<1>();  // this block's K is in
     __syncthreads();
     float w[4][4] = {};
-    if (attend) attend_keys<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
+    attend_keys<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
     __syncthreads();  // the K slot is free
     const int next = next_key_block(p, b, kb + 1, end);
     if (next < end) stage_half<HD, NT>(p, k_slot, b.kvh, next * kKeyBlock, false);
     mma::commit();
     mma::wait_pending<1>();  // this block's V is in
     __syncthreads();
-    if (attend) tile_values<T, HD>(w, v_addr, st);
+    tile_values<T, HD>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     kb = next;
   }
@@ -110,29 +110,29 @@ __device__ __forceinline__ void store_partials(const Params& p, const Rows& rows
   }
 }
 
-// Key splits [split, split_end) of 16 rows of KV head kvh, one after another, the q tiles
-// loaded once (several splits a block: speed only, each split's partial is the same).
-template <typename T, int HD, int NT>
+// Key splits [split, split_end) of 16 rows of KV head kvh, one after another, by one warp,
+// the q tiles loaded once (several splits a block: speed only, each split's partial is the
+// same).
+template <typename T, int HD>
 __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int kvh, int row0,
                                             int split, int split_end) {
   using L = Layout<HD>;
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
   query_range(p, b, kRows);
-  const bool first = (threadIdx.x >> 5) == 0;  // the warp that attends
   Rows rows;
   const uint32_t q_hi = mma::shared_address(smem);
   bool loaded = false;
   auto load_q = [&] {
-    if (first && !loaded) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
+    if (!loaded) load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
     loaded = true;
   };
   for (; split < split_end; ++split) {
     State<HD> st;
     const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
-    walk_halves<T, HD, NT>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb,
-                           end, load_q, first);
-    if (first) store_partials<HD>(p, rows, st, split);
+    walk_halves<T, HD>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb, end,
+                       load_q);
+    store_partials<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }
 }

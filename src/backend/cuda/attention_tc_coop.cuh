@@ -201,14 +201,16 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
 
 namespace cairn::cuda::attn::tc {
 
-// split_block (a narrow grid: one warp attends) or coop_split_block (wide staging) by NT.
+// split_block (NT = 32: one warp) or coop_split_block (NT = kThreads: a small grid's four
+// warps attend together) by NT.
 template <typename T, int HD, int NT>
 __device__ __forceinline__ void any_split_block(const Params& p, uint8_t* smem, int kvh, int row0,
                                                 int split, int split_end) {
+  static_assert(NT == 32 || NT == kThreads);
   if constexpr (NT == kThreads)
     coop_split_block<T, HD>(p, smem, kvh, row0, split, split_end);
   else
-    split_block<T, HD, NT>(p, smem, kvh, row0, split, split_end);
+    split_block<T, HD>(p, smem, kvh, row0, split, split_end);
 }
 
 }  // namespace cairn::cuda::attn::tc
