@@ -5,6 +5,7 @@
 // achieved rate, of the limit, and of their ratio. Weights rotate over copies
 // totalling more than the last-level cache, so GEMV reads them from memory.
 //   cairn_ops_bench [--quick] [--threads N] [--isa scalar|avx2|avx512] [--only gemv|gemm]
+//                   [--rows N]  (GEMM rows, default 128; 16: a 16-sequence decode step)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,12 +105,15 @@ void bench_gemm(DType dt, const MatShape& s, int64_t n, int rounds) {
 int main(int argc, char** argv) {
   bool quick = false;
   std::string only;
+  int64_t gemm_rows = 128;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--quick") {
       quick = true;
     } else if (arg == "--threads" && i + 1 < argc) {
       cairn::ThreadPool::set_global_threads(std::stoi(argv[++i]));
+    } else if (arg == "--rows" && i + 1 < argc) {
+      gemm_rows = std::stoll(argv[++i]);
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if (arg == "--isa" && i + 1 < argc) {
@@ -118,9 +122,9 @@ int main(int argc, char** argv) {
                                       : isa == "avx2" ? cairn::ops::cpu::Isa::kAvx2
                                                       : cairn::ops::cpu::Isa::kAvx512);
     } else {
-      fmt::print(
-          stderr,
-          "usage: cairn_ops_bench [--quick] [--threads N] [--isa NAME] [--only gemv|gemm]\n");
+      fmt::print(stderr,
+                 "usage: cairn_ops_bench [--quick] [--threads N] [--isa NAME] [--only gemv|gemm] "
+                 "[--rows N]\n");
       return 2;
     }
   }
@@ -133,6 +137,6 @@ int main(int argc, char** argv) {
       if (only != "gemm") bench_gemv(dt, s, rounds);
   for (DType dt : {DType::kF32, DType::kBF16})
     for (const MatShape& s : kShapes)
-      if (only != "gemv") bench_gemm(dt, s, 128, rounds);
+      if (only != "gemv") bench_gemm(dt, s, gemm_rows, rounds);
   return 0;
 }
