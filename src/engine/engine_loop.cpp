@@ -193,16 +193,20 @@ bool Engine::Loop::take_inbox() {
   cancels_.clear();
   const bool all = cancel_everything_;
   cancel_everything_ = false;
+  std::vector<ActiveRequest*> added;
   while (!inbox_.empty()) {
     std::unique_ptr<ActiveRequest> a = std::move(inbox_.front());
     inbox_.pop_front();
-    ActiveRequest& added = *a;
     if (a->resume) ++counts_.checkpoints_resumed;
+    added.push_back(a.get());
     active_.emplace(a->seq.id, std::move(a));
-    if (!begin_restore(added)) sched_.enqueue(&added.seq);
   }
   const bool stop = stopping_;
   lock.unlock();
+  // Unlocked: a restore's first pages settle while its pool pages are still being allocated,
+  // and each settling page takes mu_ to wake this thread (restore_waker).
+  for (ActiveRequest* a : added)
+    if (!begin_restore(*a)) sched_.enqueue(&a->seq);
   for (auto& [id, a] : active_)
     if (all || std::find(cancels.begin(), cancels.end(), id) != cancels.end())
       a->seq.cancelled = true;

@@ -15,7 +15,7 @@ PagePool::PagePool(int64_t budget_bytes, Device device)
 
 int32_t PagePool::add_arena(int64_t page_bytes, std::string name) {
   CAIRN_CHECK(page_bytes > 0, "arena {} with page_bytes {}", name, page_bytes);
-  arenas_.push_back(Arena{page_bytes, std::move(name), PageMeta(0), {}});
+  arenas_.push_back(Arena{page_bytes, std::move(name), PageMeta(0), {}, nullptr});
   return static_cast<int32_t>(arenas_.size() - 1);
 }
 
@@ -54,7 +54,7 @@ std::vector<int32_t> PagePool::allocate(int32_t arena, int64_t n) {
   for (int32_t id : ids) {
     auto& m = a.mem[static_cast<size_t>(id)];
     CAIRN_CHECK(!m, "free page {} still holds memory", id);
-    m = new_page(a.page_bytes);
+    m = new_page(a);
     used_bytes_ += a.page_bytes;
   }
   return ids;
@@ -71,10 +71,12 @@ int32_t PagePool::ref_count(int32_t arena, int32_t page) const {
   return arena_at(arena).meta.ref_count(page);
 }
 
-std::shared_ptr<Storage> PagePool::new_page(int64_t bytes) const {
+std::shared_ptr<Storage> PagePool::new_page(Arena& a) {
+  const int64_t bytes = a.page_bytes;
   const auto n = static_cast<size_t>(bytes);
   if (on_host()) {
-    std::shared_ptr<Storage> m = allocate_host(n);
+    if (!a.slabs) a.slabs = std::make_shared<HostSlabs>(bytes);
+    std::shared_ptr<Storage> m = a.slabs->allocate();
     std::memset(m->data(), 0, n);
     return m;
   }
@@ -156,7 +158,7 @@ void PagePool::follow(const PagePool& lead) {
         mem.reset();
         continue;
       }
-      if (!mem) mem = new_page(a.page_bytes);
+      if (!mem) mem = new_page(a);
       used_bytes_ += a.page_bytes;
     }
   }

@@ -3,7 +3,9 @@
 // taken from the budget when it is allocated and given back when its last
 // reference is released, so the budget counts exactly the live pages and a
 // 4-bit page, being ~3.5x smaller than a bf16 one, really leaves room for
-// ~3.5x more tokens. Pages are zero-filled when allocated, 64-byte aligned.
+// ~3.5x more tokens. Pages are zero-filled when allocated, 64-byte aligned;
+// on the host they are slots of huge-page slabs (host_slabs.h), reused once
+// released.
 //
 // Pages live on the pool's device: host memory, or device memory of a GPU
 // backend (each page its own stream-ordered allocation). data() is then a
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kv/host_slabs.h"
 #include "kv/page_meta.h"
 
 namespace cairn {
@@ -74,11 +77,12 @@ class PagePool {
     std::string name;
     PageMeta meta;
     std::vector<std::shared_ptr<Storage>> mem;  // [meta.n_pages()], null while free
+    std::shared_ptr<HostSlabs> slabs;           // host pools: where pages come from
   };
   Arena& arena_at(int32_t a);
   const Arena& arena_at(int32_t a) const;
   const std::shared_ptr<Storage>& live(int32_t arena, int32_t page) const;
-  std::shared_ptr<Storage> new_page(int64_t bytes) const;  // zeroed
+  std::shared_ptr<Storage> new_page(Arena& a);  // zeroed
 
   int64_t budget_bytes_;
   Device device_;
