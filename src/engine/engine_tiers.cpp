@@ -108,7 +108,10 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
 }
 
 // Within the pool's free bytes only (no eviction for them): the rest is
-// allocated at insertion as before.
+// allocated at insertion as before. Not zeroed: insert_restored writes every
+// byte of a spare page (write_page takes whole pages) before it enters the
+// cache, and an unused one is released unread; the restore's first touches of
+// fresh memory are then its copies, overlapping the reads still in flight.
 void Engine::Loop::allocate_spare(Restore& r) {
   const bool quantized = quantized_tier(*r.tier);
   const std::vector<LayerGroup>& groups = kv_.groups();
@@ -116,7 +119,7 @@ void Engine::Loop::allocate_spare(Restore& r) {
   for (std::vector<int32_t>& page : r.spare)
     for (size_t g = 0; g < groups.size(); ++g)
       if (groups[g].window == 0)
-        page[g] = kv_.allocate_page(kv_.group_arena(static_cast<int>(g), quantized));
+        page[g] = kv_.allocate_page(kv_.group_arena(static_cast<int>(g), quantized), false);
 }
 
 void Engine::Loop::release_spare(Restore& r) {

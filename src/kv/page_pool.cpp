@@ -39,7 +39,7 @@ bool PagePool::can_allocate(int32_t arena, int64_t n) const {
   return n >= 0 && used_bytes_ + n * arena_at(arena).page_bytes <= budget_bytes_;
 }
 
-std::vector<int32_t> PagePool::allocate(int32_t arena, int64_t n) {
+std::vector<int32_t> PagePool::allocate(int32_t arena, int64_t n, bool zeroed) {
   Arena& a = arena_at(arena);
   if (!can_allocate(arena, n))
     fail(ErrorCode::kOutOfMemory,
@@ -54,7 +54,7 @@ std::vector<int32_t> PagePool::allocate(int32_t arena, int64_t n) {
   for (int32_t id : ids) {
     auto& m = a.mem[static_cast<size_t>(id)];
     CAIRN_CHECK(!m, "free page {} still holds memory", id);
-    m = new_page(a);
+    m = new_page(a, zeroed);
     used_bytes_ += a.page_bytes;
   }
   return ids;
@@ -71,13 +71,13 @@ int32_t PagePool::ref_count(int32_t arena, int32_t page) const {
   return arena_at(arena).meta.ref_count(page);
 }
 
-std::shared_ptr<Storage> PagePool::new_page(Arena& a) {
+std::shared_ptr<Storage> PagePool::new_page(Arena& a, bool zeroed) {
   const int64_t bytes = a.page_bytes;
   const auto n = static_cast<size_t>(bytes);
   if (on_host()) {
     if (!a.slabs) a.slabs = std::make_shared<HostSlabs>(bytes);
     std::shared_ptr<Storage> m = a.slabs->allocate();
-    std::memset(m->data(), 0, n);
+    if (zeroed) std::memset(m->data(), 0, n);
     return m;
   }
   DeviceBackend& dev = device_backend(device_.kind);
@@ -158,7 +158,7 @@ void PagePool::follow(const PagePool& lead) {
         mem.reset();
         continue;
       }
-      if (!mem) mem = new_page(a);
+      if (!mem) mem = new_page(a, true);
       used_bytes_ += a.page_bytes;
     }
   }

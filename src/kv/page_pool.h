@@ -45,8 +45,11 @@ class PagePool {
   // Plan: whether allocate(arena, n) fits the budget. Never mutates.
   bool can_allocate(int32_t arena, int64_t n) const;
   // Apply: n new pages (ref 1, zeroed). Error(kOutOfMemory) when they do not fit.
-  std::vector<int32_t> allocate(int32_t arena, int64_t n);
-  int32_t allocate_one(int32_t arena) { return allocate(arena, 1)[0]; }
+  // `zeroed` false (host pools): the bytes are left as they are, for a caller that writes
+  // every byte before anything reads the page; a page released unwritten is zeroed again
+  // when it is next allocated zeroed, like any other.
+  std::vector<int32_t> allocate(int32_t arena, int64_t n, bool zeroed = true);
+  int32_t allocate_one(int32_t arena, bool zeroed = true) { return allocate(arena, 1, zeroed)[0]; }
   void retain(int32_t arena, int32_t page) { arena_at(arena).meta.retain(page); }
   // Drops a reference; the page's memory returns to the budget with the last one.
   void release(int32_t arena, int32_t page);
@@ -82,7 +85,7 @@ class PagePool {
   Arena& arena_at(int32_t a);
   const Arena& arena_at(int32_t a) const;
   const std::shared_ptr<Storage>& live(int32_t arena, int32_t page) const;
-  std::shared_ptr<Storage> new_page(Arena& a);  // zeroed
+  std::shared_ptr<Storage> new_page(Arena& a, bool zeroed);
 
   int64_t budget_bytes_;
   Device device_;

@@ -149,9 +149,10 @@ class PagedKvState final : public KvView {
   void release_page(int32_t arena, int32_t page);
   // Pages filled from outside (restored from a slower tier): the arena of group
   // g's pages in the full or quantized format; a new page (ref 1) there, or -1
-  // when it does not fit the budget; its bytes [page_bytes(arena)].
+  // when it does not fit the budget; its bytes [page_bytes(arena)], zeroed unless
+  // `zeroed` is false (PagePool::allocate: the caller writes every byte first).
   int32_t group_arena(int g, bool quantized) const;
-  int32_t allocate_page(int32_t arena);
+  int32_t allocate_page(int32_t arena, bool zeroed = true);
   // Shard 0's page bytes; host pools only (a device address otherwise: use read_page).
   uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }
   // After a forward that failed part way (a rank may have allocated what

@@ -128,10 +128,10 @@ int32_t PagedKvState::group_arena(int g, bool quantized) const {
 }
 
 // Every shard allocates alike (the same pool history in lockstep), so the ids agree.
-int32_t PagedKvState::allocate_page(int32_t arena) {
-  const int32_t id = pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena) : -1;
+int32_t PagedKvState::allocate_page(int32_t arena, bool zeroed) {
+  const int32_t id = pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena, zeroed) : -1;
   for (auto& o : others_) {
-    const int32_t other = o->allocate_page(arena);
+    const int32_t other = o->allocate_page(arena, zeroed);
     CAIRN_CHECK(other == id, "KV shards out of step: page {} in shard 0, {} in another", id, other);
   }
   return id;

@@ -82,5 +82,21 @@ TEST(PagePool, ReusedHostPagesAreZeroed) {
   for (int i = 0; i < 3000; ++i) ASSERT_EQ(p[i], 0) << "byte " << i;
 }
 
+// A page allocated without zeroing (a restore's spare) and released unwritten does not hand
+// its bytes to the next zeroed allocation of its slot.
+TEST(PagePool, UnzeroedPageReleasedIsZeroedWhenReused) {
+  PagePool pool(1 << 20);
+  const int32_t arena = pool.add_arena(3000, "a");
+  const int32_t dirty = pool.allocate_one(arena);
+  std::memset(pool.data(arena, dirty), 0xab, 3000);
+  pool.release(arena, dirty);
+  const int32_t spare = pool.allocate_one(arena, false);  // the same slot, bytes left as they are
+  EXPECT_EQ(pool.data(arena, spare)[0], 0xab);
+  pool.release(arena, spare);
+  const int32_t again = pool.allocate_one(arena);
+  const uint8_t* p = pool.data(arena, again);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(p[i], 0) << "byte " << i;
+}
+
 }  // namespace
 }  // namespace cairn
