@@ -3,7 +3,8 @@
 // taken from the budget when it is allocated and given back when its last
 // reference is released, so the budget counts exactly the live pages and a
 // 4-bit page, being ~3.5x smaller than a bf16 one, really leaves room for
-// ~3.5x more tokens. Pages are zero-filled when allocated, 64-byte aligned;
+// ~3.5x more tokens. Pages are zero-filled when allocated (unless the caller
+// will write every byte first: a restore's spare pages), 64-byte aligned;
 // on the host they are slots of huge-page slabs (host_slabs.h), reused once
 // released.
 //
