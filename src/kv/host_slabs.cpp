@@ -108,10 +108,6 @@ std::shared_ptr<Storage> HostSlabs::allocate() {
   return std::make_shared<SlotStorage>(state_, slot, static_cast<size_t>(s.page_bytes));
 }
 
-int64_t HostSlabs::page_bytes() const {
-  return state_->page_bytes;
-}
-
 int64_t HostSlabs::pages_per_slab() const {
   return state_->per_slab;
 }

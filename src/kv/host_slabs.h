@@ -25,7 +25,6 @@ class HostSlabs {
   // A page (contents undefined); its slot returns when the storage is destroyed,
   // which may happen on any thread and after this object is gone.
   std::shared_ptr<Storage> allocate();
-  int64_t page_bytes() const;
   int64_t pages_per_slab() const;
   int64_t n_slabs() const;
 

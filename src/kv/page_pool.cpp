@@ -75,7 +75,7 @@ std::shared_ptr<Storage> PagePool::new_page(Arena& a, bool zeroed) {
   const int64_t bytes = a.page_bytes;
   const auto n = static_cast<size_t>(bytes);
   if (on_host()) {
-    if (!a.slabs) a.slabs = std::make_shared<HostSlabs>(bytes);
+    if (!a.slabs) a.slabs = std::make_unique<HostSlabs>(bytes);
     std::shared_ptr<Storage> m = a.slabs->allocate();
     if (zeroed) std::memset(m->data(), 0, n);
     return m;

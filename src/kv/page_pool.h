@@ -81,7 +81,7 @@ class PagePool {
     std::string name;
     PageMeta meta;
     std::vector<std::shared_ptr<Storage>> mem;  // [meta.n_pages()], null while free
-    std::shared_ptr<HostSlabs> slabs;           // host pools: where pages come from
+    std::unique_ptr<HostSlabs> slabs;           // host pools: where pages come from
   };
   Arena& arena_at(int32_t a);
   const Arena& arena_at(int32_t a) const;
