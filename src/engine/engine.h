@@ -29,6 +29,10 @@ struct EngineOptions {
   int32_t max_queue = 1024;         // waiting requests at most; more → Error(kQueueFull)
   int64_t kv_budget_bytes = int64_t{1} << 30;       // KV page memory (pool budget)
   int64_t prefix_cache_bytes = int64_t{256} << 20;  // RAM prefix tier; 0 turns it off
+  // Host-RAM tier between the pool's prefix tier and the SSD tier (docs/kv.md,
+  // "Tiers"): records of evicted pages in host memory, page-locked on a GPU.
+  // 0 = off; on the CPU the pool is host memory already (the tier then keeps copies).
+  int64_t host_cache_bytes = 0;
   KvSettings kv;
   // SSD tier of the prefix cache (docs/durability.md): pages evicted from RAM
   // are written under this folder and restored from it, across restarts. "" = off.
@@ -53,6 +57,14 @@ struct EngineStats {
   int64_t n_waiting = 0, n_running = 0;
   int64_t kv_pages_used = 0, kv_bytes_used = 0, kv_bytes_budget = 0;
   int64_t prefix_cache_bytes = 0, prefix_cache_pages = 0;
+  // Host-RAM tier (zero without --host-cache-bytes).
+  int64_t host_cache_bytes = 0, host_cache_pages = 0, host_cache_memory_bytes = 0;
+  int64_t host_cache_evictions = 0;  // records that went on to the SSD tier (or were dropped)
+  int64_t host_restored_pages = 0, host_restore_bytes = 0;
+  int64_t host_restore_evicted_bytes = 0;  // other pages evicted into the tier to make room
+  double host_restore_seconds = 0;         // copies back and those evictions, engine thread
+  int64_t host_write_bytes = 0;            // evicted pages moved into the tier
+  double host_write_seconds = 0;           // reading them off the device and keeping them
   int64_t requests_submitted = 0, requests_finished = 0, requests_rejected = 0;
   int64_t prompt_tokens = 0, generated_tokens = 0;
   int64_t prefix_queries = 0, prefix_hits = 0, prefix_hit_tokens = 0;

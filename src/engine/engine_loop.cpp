@@ -73,7 +73,9 @@ Engine::Loop::Loop(Model& model, const tok::Tokenizer* tokenizer, const EngineOp
   }
   stats_.kv_bytes_budget = kv_.pool().budget_bytes() * kv_.n_shards();
   scheme_ = scheme_of(model, o);
+  open_host_tier();
   open_tiers(scheme_);
+  route_evictions();
   open_checkpoints();
   update_stats();
   thread_ = std::thread([this] { run(); });
@@ -205,8 +207,10 @@ bool Engine::Loop::take_inbox() {
   lock.unlock();
   // Unlocked: a restore's first pages settle while its pool pages are still being allocated,
   // and each settling page takes mu_ to wake this thread (restore_waker).
-  for (ActiveRequest* a : added)
+  for (ActiveRequest* a : added) {
+    restore_from_host(*a);
     if (!begin_restore(*a)) sched_.enqueue(&a->seq);
+  }
   for (auto& [id, a] : active_)
     if (all || std::find(cancels.begin(), cancels.end(), id) != cancels.end())
       a->seq.cancelled = true;

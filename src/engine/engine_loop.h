@@ -15,6 +15,7 @@
 #include "kv/paged_kv.h"
 #include "model/tp/sharded_kv.h"
 #include "prefix/checkpoint_store.h"
+#include "prefix/host_tier.h"
 #include "prefix/prefix_cache.h"
 #include "prefix/spill_queue.h"
 #include "prefix/ssd_restorer.h"
@@ -104,6 +105,14 @@ class Engine::Loop {
     std::vector<std::vector<int32_t>> spare;
   };
   void open_tiers(const std::string& scheme);
+  // Host-RAM tier (engine_host_tier.cpp).
+  void open_host_tier();
+  void route_evictions();
+  // Copies a new request's prefix held in host memory past the pool's back into
+  // the pool (before SSD restores, which continue from there).
+  void restore_from_host(ActiveRequest& a);
+  void fill_host_stats(EngineStats& s) const;
+  double host_write_seconds() const;
   CacheFlush close_tiers(std::chrono::milliseconds timeout);
   Tier* tier_for(const PageKey& ns);
   // Starts restoring a new request's prefix past what RAM holds; false when
@@ -143,7 +152,9 @@ class Engine::Loop {
   PagedKvBudget budget_;
   Scheduler sched_;
   std::unordered_map<uint64_t, std::unique_ptr<ActiveRequest>> active_;  // engine thread only
-  std::vector<Tier> tiers_;                                              // full, then quantized
+  std::unique_ptr<HostTier> host_;  // between the pool and the SSD tier; null: off
+  double host_put_seconds_ = 0;     // in its evict observer (host_write_seconds)
+  std::vector<Tier> tiers_;         // full, then quantized
   std::unique_ptr<SpillQueue> spill_;
   std::string scheme_;  // the KV scheme's name (namespaces, checkpoint keys)
   std::unique_ptr<CheckpointStore> ckpt_store_;

@@ -109,6 +109,7 @@ void Engine::Loop::update_stats() {
   stats_.kv_bytes_budget = kv_.pool().budget_bytes() * kv_.n_shards();
   stats_.prefix_cache_bytes = ps.bytes * kv_.n_shards();
   stats_.prefix_cache_pages = ps.n_entries;
+  fill_host_stats(stats_);
 }
 
 }  // namespace cairn

@@ -1,6 +1,6 @@
 // The SSD tier seen from the engine thread (docs/durability.md): pages the RAM
-// tier evicts go to the spill queue (a copy of their bytes; the writes happen
-// on its worker), and a new request whose prefix continues on disk past what
+// tiers evict go to the spill queue (a copy of their bytes; the writes happen
+// on its worker; route_evictions), and a new request whose prefix continues on disk past what
 // RAM holds waits, outside the scheduler, while restorer threads read and
 // verify those pages; they then enter the RAM tier and the request is queued
 // like any other, its prefix now a RAM hit. No disk I/O on the engine thread.
@@ -51,9 +51,6 @@ void Engine::Loop::open_tiers(const std::string& scheme) {
     tiers_.push_back(std::move(t));
   }
   spill_ = std::make_unique<SpillQueue>(options_.spill_queue_bytes);
-  cache_->set_evict_observer([this](const PageKey& ns, const PageRecord& r) {
-    if (Tier* t = tier_for(ns)) spill_->enqueue_page(*t->ssd, r);  // copies r's bytes
-  });
 }
 
 // After the engine thread stopped: every cached page goes to disk, then the
@@ -66,7 +63,8 @@ CacheFlush Engine::Loop::close_tiers(std::chrono::milliseconds timeout) {
   CacheFlush out{true, false, 0, 0, 0, 0, ""};
   if (ckpt_queue_) add_flush(out, ckpt_queue_->drain(left_until(deadline)));
   if (spill_) {
-    cache_->evict_all();
+    cache_->evict_all();  // through the host tier, if any
+    if (host_) host_->evict_all();
     add_flush(out, spill_->drain(left_until(deadline)));
   }
   return out;

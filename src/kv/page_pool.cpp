@@ -126,7 +126,7 @@ void PagePool::read(int32_t arena, int32_t page, std::span<uint8_t> out) const {
   dev.synchronize();
 }
 
-void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes) {
+void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes, bool wait) {
   const int64_t n = page_bytes(arena);
   CAIRN_CHECK(bytes.size() == static_cast<size_t>(n), "write of {} bytes to a {}-byte page",
               bytes.size(), n);
@@ -139,7 +139,11 @@ void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes
   Tensor dst = view(arena, page, 0, {n}, DType::kU8);
   DeviceBackend& dev = device_backend(device_.kind);
   dev.copy(src, dst);
-  dev.synchronize();  // the caller's bytes may go once this returns
+  if (wait) dev.synchronize();  // the caller's bytes may go once this returns
+}
+
+void PagePool::wait_copies() const {
+  if (!on_host()) device_backend(device_.kind).synchronize();
 }
 
 void PagePool::follow(const PagePool& lead) {

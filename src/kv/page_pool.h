@@ -63,9 +63,12 @@ class PagePool {
   Tensor view(int32_t arena, int32_t page, size_t offset, const Shape& shape, DType dtype) const;
   // Page `to` := page `from` (same arena), ordered on the device's stream.
   void copy_page(int32_t arena, int32_t from, int32_t to);
-  // A page's bytes to or from host memory [page_bytes(arena)]; read waits for the copy.
+  // A page's bytes to or from host memory [page_bytes(arena)]; read waits for
+  // the copy, write too unless wait is false: then the bytes must stay as they
+  // are until wait_copies() returns (page-locked bytes copy asynchronously).
   void read(int32_t arena, int32_t page, std::span<uint8_t> out) const;
-  void write(int32_t arena, int32_t page, std::span<const uint8_t> bytes);
+  void write(int32_t arena, int32_t page, std::span<const uint8_t> bytes, bool wait = true);
+  void wait_copies() const;
   PageMeta& meta(int32_t arena) { return arena_at(arena).meta; }
   const PageMeta& meta(int32_t arena) const { return arena_at(arena).meta; }
 

@@ -131,7 +131,9 @@ class PagedKvState final : public KvView {
   // Whether a logical page's bytes are shard 0's pool memory on the host, so a
   // reader may borrow them in place (else read_page copies them out).
   bool pages_in_place() const { return others_.empty() && pool_.on_host(); }
-  void write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes);
+  // wait false: bytes must stay until wait_copies() (PagePool::write).
+  void write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes, bool wait = true);
+  void wait_copies() const { pool_.wait_copies(); }  // one device: every shard's copies
 
   // K+V bytes one position of a sequence costs now, over all layers (one
   // shard's, as every other size here).

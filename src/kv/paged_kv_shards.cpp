@@ -49,13 +49,14 @@ void PagedKvState::read_page(int32_t arena, int32_t page, std::span<uint8_t> out
     others_[r]->pool_.read(arena, page, out.subspan((r + 1) * n, n));
 }
 
-void PagedKvState::write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes) {
+void PagedKvState::write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes,
+                              bool wait) {
   const auto n = static_cast<size_t>(pool_.page_bytes(arena));
   CAIRN_CHECK(bytes.size() == n * static_cast<size_t>(n_shards()), "write_page of {} bytes",
               bytes.size());
-  pool_.write(arena, page, bytes.first(n));
+  pool_.write(arena, page, bytes.first(n), wait);
   for (size_t r = 0; r < others_.size(); ++r)
-    others_[r]->pool_.write(arena, page, bytes.subspan((r + 1) * n, n));
+    others_[r]->pool_.write(arena, page, bytes.subspan((r + 1) * n, n), wait);
 }
 
 // Called once a failed step's sequences are freed: what is still held (the

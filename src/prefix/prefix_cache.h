@@ -39,6 +39,13 @@ struct PrefixCacheStats {
   int64_t evictions = 0;
 };
 
+// Evicted pages off the host (device memory, shards) read into records for a
+// slower tier, over the cache's life: bytes and the time the reads took.
+struct RecordReads {
+  int64_t bytes = 0;
+  double seconds = 0;
+};
+
 class PrefixCache {
  public:
   // max_bytes 0 turns the cache off (match finds nothing, publish keeps nothing).
@@ -76,6 +83,11 @@ class PrefixCache {
   // entry's namespace.
   using EvictObserver = std::function<void(const PageKey& ns, const PageRecord& r)>;
   void set_evict_observer(EvictObserver observer) { observer_ = std::move(observer); }
+  // Where the records of pages off the host (device memory, shards) are read
+  // into: n bytes, owned by the returned pointer (the host tier's page-locked
+  // memory: HostTier::buffer). Unset: plain host memory.
+  using RecordBuffers = std::function<std::shared_ptr<uint8_t>(size_t n)>;
+  void set_record_buffers(RecordBuffers buffers) { buffers_ = std::move(buffers); }
   // Evicts every entry no sequence uses, through the observer (at shutdown).
   void evict_all();
   // Inserts a page restored from a slower tier under ns: copies r's bytes (a
@@ -86,9 +98,12 @@ class PrefixCache {
   // spare: [n_groups] pool pages allocated beforehand (by the caller, so that
   // their first touches overlapped the reads), -1 where none; the ones used
   // become the entry's and are set to -1, the caller releases the rest.
+  // wait false: r's bytes must stay until kv.wait_copies() (page-locked
+  // bytes then copy to a device asynchronously).
   bool insert_restored(const PageKey& ns, const PageRecord& r,
-                       std::vector<int32_t>* spare = nullptr);
+                       std::vector<int32_t>* spare = nullptr, bool wait = true);
   PrefixCacheStats stats() const;
+  RecordReads record_reads() const { return reads_; }
 
  private:
   // One cached page (a chain link) and what verifies and frees it.
@@ -129,6 +144,8 @@ class PrefixCache {
   PagedKvState& kv_;
   int64_t max_bytes_;
   EvictObserver observer_;
+  RecordBuffers buffers_;
+  mutable RecordReads reads_;  // gather_shards is const (record_of)
   Entries entries_;
   int64_t bytes_ = 0, evictions_ = 0;
   uint64_t tick_ = 0;

@@ -1,5 +1,6 @@
 // The RAM tier's edges to slower tiers: records of evicted entries for the
 // spill queue, and pages restored from the SSD tier copied into pool pages.
+#include <chrono>
 #include <memory>
 
 #include "core/error.h"
@@ -31,19 +32,25 @@ PageRecord PrefixCache::record_of(const PageKey& key, const Entry& e) const {
 // A sharded state's logical pages are not contiguous, and device pages are not
 // host memory: the record gets its own copy of every shard's bytes, shard 0 first.
 void PrefixCache::gather_shards(PageRecord& r, const Entry& e) const {
+  const auto t0 = std::chrono::steady_clock::now();
   int64_t total = 0;
   for (size_t g = 0; g < r.groups.size(); ++g)
     if (e.pages[g] >= 0) total += kv_.logical_page_bytes(e.arenas[g]);
-  auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(total));
+  const auto size = static_cast<size_t>(total);
+  std::shared_ptr<uint8_t> buf =
+      buffers_ ? buffers_(size)
+               : std::shared_ptr<uint8_t>(new uint8_t[size], [](uint8_t* p) { delete[] p; });
   size_t at = 0;
   for (size_t g = 0; g < r.groups.size(); ++g) {
     if (e.pages[g] < 0) continue;
     const auto n = static_cast<size_t>(kv_.logical_page_bytes(e.arenas[g]));
-    kv_.read_page(e.arenas[g], e.pages[g], {buf->data() + at, n});
-    r.groups[g].bytes = {buf->data() + at, n};
+    kv_.read_page(e.arenas[g], e.pages[g], {buf.get() + at, n});
+    r.groups[g].bytes = {buf.get() + at, n};
     at += n;
   }
   r.owner = std::move(buf);
+  reads_.bytes += total;
+  reads_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Whether r's groups fit this state's layout; fills the arena of each group.
@@ -65,7 +72,7 @@ bool PrefixCache::restored_fits(const PageRecord& r, std::vector<int32_t>& arena
 }
 
 bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r,
-                                  std::vector<int32_t>* spare) {
+                                  std::vector<int32_t>* spare, bool wait) {
   std::vector<int32_t> arenas;
   if (max_bytes_ == 0 || entries_.contains(r.key) || !restored_fits(r, arenas)) return false;
   if (!r.parent.empty() && !entries_.contains(r.parent)) return false;  // no orphans
@@ -88,7 +95,7 @@ bool PrefixCache::insert_restored(const PageKey& ns, const PageRecord& r,
     if (!bytes.empty() && spare && (*spare)[g] >= 0) std::swap(id, (*spare)[g]);
     if (!bytes.empty() && id < 0) id = kv_.allocate_page(arenas[g]);
     CAIRN_CHECK(bytes.empty() || id >= 0, "pool has {} free bytes after eviction", fresh);
-    if (id >= 0) kv_.write_page(arenas[g], id, bytes);
+    if (id >= 0) kv_.write_page(arenas[g], id, bytes, wait);
     e.pages.push_back(id);  // the cache's reference is the allocation's
   }
   if (!r.parent.empty()) ++entries_.at(r.parent).n_children;
