@@ -83,6 +83,10 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
   cmd.add_option("--prefix-cache-bytes", f.prefix_cache_bytes,
                  "RAM prefix cache cap within the KV budget (0 = off)")
       ->capture_default_str();
+  cmd.add_option("--host-cache-bytes", f.host_cache_bytes,
+                 "host-RAM prefix tier between GPU memory and the SSD tier, e.g. 8GiB (0 = off; "
+                 "auto: on a GPU a quarter of the available memory, at most 8 GiB; off on CPU)")
+      ->capture_default_str();
   cmd.add_option("--ssd-cache", o.ssd_cache_dir,
                  "folder of the SSD prefix tier: evicted KV pages survive restarts (off if unset)");
   cmd.add_option("--ssd-cache-max-bytes", f.ssd_cache_max_bytes, "SSD prefix tier cap")
@@ -116,6 +120,12 @@ int64_t auto_kv_budget(Device device) {
   return std::max<int64_t>(free / 10 * 9 - (int64_t{1} << 30), int64_t{256} << 20);
 }
 
+int64_t auto_host_cache(Device device) {
+  if (device.kind == DeviceKind::kCpu) return 0;
+  const int64_t avail = available_memory_bytes();
+  return avail > 0 ? std::min(avail / 4, int64_t{8} << 30) : 0;
+}
+
 }  // namespace
 
 EngineOptions engine_options(const EngineFlags& f, const std::string& model_path, Device device) {
@@ -127,6 +137,9 @@ EngineOptions engine_options(const EngineFlags& f, const std::string& model_path
     o.kv_budget_bytes = parse_bytes(f.kv_budget, "--kv-budget");
   }
   o.prefix_cache_bytes = parse_bytes(f.prefix_cache_bytes, "--prefix-cache-bytes");
+  o.host_cache_bytes = f.host_cache_bytes == "auto"
+                           ? auto_host_cache(device)
+                           : parse_bytes(f.host_cache_bytes, "--host-cache-bytes");
   o.ssd_cache_max_bytes = parse_bytes(f.ssd_cache_max_bytes, "--ssd-cache-max-bytes");
   o.spill_queue_bytes = parse_bytes(f.spill_queue_bytes, "--spill-queue-bytes");
   o.model_fingerprint = io::model_fingerprint(model_path);

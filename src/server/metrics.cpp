@@ -44,6 +44,19 @@ void line(std::string& out, const char* type, const std::string& name, const std
 // The SSD tier and the spill queue (zero without --ssd-cache).
 void tier_lines(std::string& out, const EngineStats& s) {
   auto d = [](int64_t v) { return static_cast<double>(v); };
+  line(out, "gauge", "cairn_host_cache_bytes", "bytes of the host-RAM prefix tier",
+       d(s.host_cache_bytes));
+  line(out, "gauge", "cairn_host_cache_pages", "pages in the host-RAM prefix tier",
+       d(s.host_cache_pages));
+  line(out, "counter", "cairn_host_cache_evictions_total",
+       "pages the host-RAM tier passed on to the SSD tier (or dropped without one)",
+       d(s.host_cache_evictions));
+  line(out, "counter", "cairn_host_restored_pages_total", "pages copied back from the host tier",
+       d(s.host_restored_pages));
+  line(out, "counter", "cairn_host_restore_bytes_total", "bytes copied back from the host tier",
+       d(s.host_restore_bytes));
+  line(out, "counter", "cairn_host_restore_seconds_total", "time spent copying them back",
+       s.host_restore_seconds);
   line(out, "gauge", "cairn_ssd_cache_files", "page files in the SSD tier", d(s.ssd_files));
   line(out, "gauge", "cairn_ssd_cache_bytes", "bytes of the SSD tier", d(s.ssd_bytes));
   line(out, "counter", "cairn_ssd_corrupt_total", "SSD page files that failed a check (missed)",

@@ -209,6 +209,13 @@ void HttpServer::Impl::health(const Request&, Response& res) {
         {"ram_pages", st.prefix_cache_pages},
         {"hits", st.prefix_hits},
         {"hit_tokens", st.prefix_hit_tokens},
+        {"host_bytes", st.host_cache_bytes},
+        {"host_pages", st.host_cache_pages},
+        {"host_restored_pages", st.host_restored_pages},
+        {"host_restore_mb_per_s",
+         st.host_restore_seconds > 0
+             ? static_cast<double>(st.host_restore_bytes) / 1e6 / st.host_restore_seconds
+             : 0.0},
         {"ssd_files", st.ssd_files},
         {"ssd_bytes", st.ssd_bytes},
         {"ssd_restored_pages", st.ssd_restored_pages},
