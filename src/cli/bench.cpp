@@ -15,6 +15,7 @@
 #include "backend/device.h"
 #include "backend/device_limits.h"
 #include "cli/bench_device.h"
+#include "cli/bench_host_restore.h"
 #include "cli/bench_load.h"
 #include "cli/bench_model.h"
 #include "cli/bench_restore.h"
@@ -49,7 +50,8 @@ struct BenchFlags {
   std::string device = "cpu";
   GraphFlags graphs;
   DeviceBenchFlags gpu;
-  bool ssd_restore = false;  // --ssd-restore: a long prompt restored from the SSD tier
+  bool ssd_restore = false;   // --ssd-restore: a long prompt restored from the SSD tier
+  bool host_restore = false;  // --host-restore: a long prompt copied back from the host tier
   bool prompt_tokens_given = false;
   RestoreBenchFlags restore;
 };
@@ -187,6 +189,15 @@ std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_byte
   return m;
 }
 
+// On the device --device names, the model of --load.
+void run_host_restore(const BenchFlags& f) {
+  double weights = 0;
+  std::unique_ptr<Model> model = load_bench_model(f, weights);
+  const int64_t n = f.prompt_tokens_given ? f.prompt_tokens : 4096;
+  run_host_restore_bench(*model, engine_options(f.engine, model->config().path, model->device()),
+                         n);
+}
+
 // On the device --device names (the CPU by default); bandwidth is that device's.
 void run_load_bench(const BenchFlags& f) {
   double weights = 0;
@@ -205,6 +216,7 @@ void run_load_bench(const BenchFlags& f) {
 void run_bench(const BenchFlags& f) {
   set_threads(f.threads);
   if (f.ssd_restore) return run_ssd_restore(f);
+  if (f.host_restore) return run_host_restore(f);
   if (f.load) return run_load_bench(f);
   if (Device d = resolve_device(f.device); d.kind != DeviceKind::kCpu) {
     DeviceBenchFlags g = f.gpu;
@@ -256,6 +268,9 @@ void add_load_flags(CLI::App& cmd, BenchFlags& f) {
   cmd.add_flag("--ssd-restore", f.ssd_restore,
                "a long prompt (--prompt-tokens, default 4096) restored from the SSD tier after a "
                "restart: TTFT against cold prefill, MB/s against the disk's O_DIRECT reads");
+  cmd.add_flag("--host-restore", f.host_restore,
+               "a long prompt (--prompt-tokens, default 4096) evicted to the host-RAM tier and "
+               "copied back: TTFT against cold prefill, GB/s against page-locked copies");
   cmd.add_option("--ssd-dir", f.restore.dir,
                  "--ssd-restore: the SSD tier's folder, on the disk to measure (emptied first; "
                  "default WORK_DIR/ssd-restore)");
@@ -298,8 +313,8 @@ void register_bench(CLI::App& app) {
                   "--device cuda: KV positions of the long-context decode")
       ->capture_default_str();
   cmd->add_flag("--profile-ops", f->gpu.profile_ops,
-                "time every op of a few more decode steps on the host and the device and print "
-                "a table per decode figure (the figures themselves are timed without it)");
+                "time every op of a few more decode steps (and of one more prefill) on the host and "
+                "the device and print a table per figure (the figures are timed without it)");
   cmd->callback([f] { run_bench(*f); });
 }
 

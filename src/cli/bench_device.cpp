@@ -182,6 +182,13 @@ double bench_prefill(const Ctx& x, Model& m) {
     runs.push_back(step(m, kv, 1, 0, 0, n));
   }
   const double s = median(runs);
+  if (x.f.profile_ops) {  // one more prefill, timed op by op
+    DeviceBackend& dev = device_backend(x.device.kind);
+    DeviceKvCache kv(c, x.device, DType::kBF16, 1, n);
+    dev.start_op_profile();
+    step(m, kv, 1, 0, 0, n);
+    fmt::print("  ops of a prefill of {} tokens:\n{}", n, dev.stop_op_profile());
+  }
   const double hd = static_cast<double>(c.head_dim);
   const double matmul = static_cast<double>(bench_weight_bytes(c)) / 2.0 -
                         static_cast<double>(c.vocab_size * c.hidden_size);  // no embedding

@@ -12,16 +12,17 @@
 
 namespace cairn {
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
+
+namespace {
 
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Submits the prompt for one token; seconds until that token arrives.
-double ttft(Engine& e, const std::vector<int32_t>& prompt) {
+}  // namespace
+
+double first_token_seconds(Engine& e, const std::vector<int32_t>& prompt) {
   Request r;
   r.prompt_ids = prompt;
   r.max_tokens = 1;
@@ -36,15 +37,17 @@ double ttft(Engine& e, const std::vector<int32_t>& prompt) {
   return t;
 }
 
-std::vector<int32_t> random_prompt(int64_t n, int64_t vocab) {
+std::vector<int32_t> random_prompt(int64_t n, int64_t vocab, uint64_t seed) {
   std::vector<int32_t> p;
-  uint64_t x = 0x2545f4914f6cdd1dull;
+  uint64_t x = seed | 1;
   for (int64_t i = 0; i < n; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     p.push_back(static_cast<int32_t>(3 + x % static_cast<uint64_t>(vocab - 3)));
   }
   return p;
 }
+
+namespace {
 
 // One restart: the engine rebuilds its index, serves a short unrelated prompt
 // (first-request costs), then the long prompt restored from the SSD tier.
@@ -70,11 +73,12 @@ Round restore_round(Model& model, const EngineOptions& o, const std::vector<int3
   Engine e(model, nullptr, o);
   r.restart_s = since(t0);
   r.files = e.stats().ssd_files;
-  ttft(e, random_prompt(64, model.config().vocab_size / 2));
+  first_token_seconds(e, random_prompt(64, model.config().vocab_size / 2));
   const EngineStats before = settled_stats(e, 1);  // its own pages may come from disk too
-  r.ttft_s = ttft(e, prompt);
+  r.ttft_s = first_token_seconds(e, prompt);
   const EngineStats st = settled_stats(e, 2);
-  if (with_ram) r.ram_ttft_s = ttft(e, prompt);  // the same prefix, now in the RAM tier
+  if (with_ram)
+    r.ram_ttft_s = first_token_seconds(e, prompt);  // the same prefix, now in the RAM tier
   r.restore_s = std::max(st.ssd_restore_wall_seconds - before.ssd_restore_wall_seconds, 1e-9);
   r.copy_s = st.ssd_restore_copy_seconds - before.ssd_restore_copy_seconds;
   r.pages = st.ssd_restored_pages - before.ssd_restored_pages;
@@ -131,7 +135,7 @@ void run_restore_bench(Model& model, const EngineOptions& base, const RestoreBen
   double cold = 0;
   {
     Engine e(model, nullptr, o);
-    cold = ttft(e, prompt);
+    cold = first_token_seconds(e, prompt);
     const CacheFlush fl = e.close(std::chrono::seconds(300));
     if (!fl.durable) fmt::print("  flush at shutdown not durable: {}\n", fl.error);
   }

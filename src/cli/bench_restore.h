@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "model/model.h"
@@ -17,6 +18,11 @@ struct RestoreBenchFlags {
   std::string dir;          // the SSD tier's folder (on the disk measured); emptied first
   int restore_threads = 4;  // reads in flight
 };
+
+// Submits prompt for one greedy token; seconds until it arrives.
+double first_token_seconds(Engine& e, const std::vector<int32_t>& prompt);
+// n token ids in [3, vocab), the same for every call with the same seed (xorshift).
+std::vector<int32_t> random_prompt(int64_t n, int64_t vocab, uint64_t seed = 0x2545f4914f6cdd1dull);
 
 void run_restore_bench(Model& model, const EngineOptions& base, const RestoreBenchFlags& f);
 
