@@ -312,9 +312,10 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--long-context", f->gpu.long_context,
                   "--device cuda: KV positions of the long-context decode")
       ->capture_default_str();
-  cmd->add_flag("--profile-ops", f->gpu.profile_ops,
-                "time every op of a few more decode steps (and of one more prefill) on the host and "
-                "the device and print a table per figure (the figures are timed without it)");
+  cmd->add_flag(
+      "--profile-ops", f->gpu.profile_ops,
+      "time every op of a few more decode steps (and of one more prefill) on the host and "
+      "the device and print a table per figure (the figures are timed without it)");
   cmd->callback([f] { run_bench(*f); });
 }
 
