@@ -211,9 +211,28 @@ __device__ __forceinline__ void mask_tile(const Params& p, int key0, int nt, con
   }
 }
 
-// mask_tile for the block's four key tiles.
+// Whether every key of the block [key0, key0 + 32) is visible to both of this lane's rows
+// (keys at their indices; a causal prefill's blocks below the diagonal).
+__device__ __forceinline__ bool block_visible(const Params& p, int key0, const Rows& rows) {
+  bool all = p.kv_pos == nullptr && key0 + kKeyBlock <= p.n_kv;
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    all = all && rows.valid[h] && visible(rows.pos[h], key0 + kKeyBlock - 1, p.window) &&
+          visible(rows.pos[h], key0, p.window);
+  return all;
+}
+
+// mask_tile for the block's four key tiles. When the whole warp sees every key, the same
+// logits without the per-key checks (visible() is monotone in the key between the two ends).
 __device__ __forceinline__ void mask_logits(const Params& p, int key0, const Rows& rows,
                                             float (&s)[4][4]) {
+  if (__all_sync(kFull, block_visible(p, key0, rows))) {
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[nt][e] = logit_scaled(s[nt][e], rows.scale[e / 2], p.softcap);
+    return;
+  }
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) mask_tile(p, key0, nt, rows, s[nt]);
 }
@@ -243,6 +262,8 @@ __device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& 
   sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
   st.l[h] = __fmaf_rn(st.l[h], r, sum);
   st.m[h] = m;
+  // x · 1 is x: when no row of the warp's max moved, acc stays as it is (the same bits).
+  if (!__any_sync(kFull, r != 1.0f)) return;
 #pragma unroll
   for (int t = 0; t < HD / 8; ++t) {
     st.acc[t][2 * h] = __fmul_rn(st.acc[t][2 * h], r);

@@ -263,6 +263,37 @@ void bench_decode(int64_t batch, int64_t n_kv) {
   EXPECT_GT(looped, 0.0);
 }
 
+// The attention of one layer of a causal prefill of n tokens in one sequence (32 heads over 8
+// KV heads, head_dim 128, bf16 K/V, the keys already appended): µs and TFLOP/s of the q·k and
+// p·v products over the causal half (2 · 2 · n²/2 · head_dim per head).
+void bench_prefill(int64_t n) {
+  const int64_t n_heads = 32, n_kv_heads = 8, hd = 128;
+  std::mt19937 rng(5);
+  const Tensor q = to_device(random_host({n, n_heads, hd}, DType::kF32, rng));
+  const Tensor k = to_device(random_host({n, n_kv_heads, hd}, DType::kBF16, rng));
+  const Tensor v = to_device(random_host({n, n_kv_heads, hd}, DType::kBF16, rng));
+  std::vector<int32_t> qp;
+  for (int64_t j = 0; j < n; ++j) qp.push_back(static_cast<int32_t>(j));
+  const std::vector<ops::AttentionSeq> seqs{{&k, &v, 0, n, n}};
+  Tensor out = poisoned_device(q.shape(), DType::kF32);
+  const ops::AttentionParams p{1.0f / std::sqrt(float(hd)), 0.0f, 0};
+  const double us = time_us([&] { ops::attention_seqs(q, seqs, qp, p, out); });
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * hd * n_heads;
+  // FNV-1a of the output's bytes: builds compared on the same inputs must print the same.
+  const Tensor h = to_host(out);
+  uint64_t fnv = 1469598103934665603ull;
+  for (size_t i = 0; i < h.nbytes(); ++i)
+    fnv = (fnv ^ static_cast<const uint8_t*>(h.raw())[i]) * 1099511628211ull;
+  std::printf("attention_seqs prefill bf16 n %lld: %.1f us/layer, %.1f TFLOP/s, output %016llx\n",
+              static_cast<long long>(n), us, flops / us / 1e6, static_cast<unsigned long long>(fnv));
+  EXPECT_GT(us, 0.0);
+}
+
+TEST(DISABLED_AttentionSeqsBench, Prefill) {
+  CAIRN_NEED_GPU();
+  for (int64_t n : {1024, 4096, 8192}) bench_prefill(n);
+}
+
 TEST(DISABLED_AttentionSeqsBench, Decode) {
   CAIRN_NEED_GPU();
   const bool saved = cuda::attention_tensor_cores();
