@@ -263,11 +263,10 @@ void bench_decode(int64_t batch, int64_t n_kv) {
   EXPECT_GT(looped, 0.0);
 }
 
-// The attention of one layer of a causal prefill of n tokens in one sequence (32 heads over 8
-// KV heads, head_dim 128, bf16 K/V, the keys already appended): µs and TFLOP/s of the q·k and
-// p·v products over the causal half (2 · 2 · n²/2 · head_dim per head).
-void bench_prefill(int64_t n) {
-  const int64_t n_heads = 32, n_kv_heads = 8, hd = 128;
+// The attention of one layer of a causal prefill of n tokens in one sequence (by default 32
+// heads over 8 KV heads, head_dim 128, bf16 K/V, the keys already appended): µs and TFLOP/s of the
+// q·k and p·v products over the causal half (2 · 2 · n²/2 · head_dim per head).
+void bench_prefill(int64_t n, int64_t n_heads = 32, int64_t n_kv_heads = 8, int64_t hd = 128) {
   std::mt19937 rng(5);
   const Tensor q = to_device(random_host({n, n_heads, hd}, DType::kF32, rng));
   const Tensor k = to_device(random_host({n, n_kv_heads, hd}, DType::kBF16, rng));
@@ -284,14 +283,18 @@ void bench_prefill(int64_t n) {
   uint64_t fnv = 1469598103934665603ull;
   for (size_t i = 0; i < h.nbytes(); ++i)
     fnv = (fnv ^ static_cast<const uint8_t*>(h.raw())[i]) * 1099511628211ull;
-  std::printf("attention_seqs prefill bf16 n %lld: %.1f us/layer, %.1f TFLOP/s, output %016llx\n",
-              static_cast<long long>(n), us, flops / us / 1e6, static_cast<unsigned long long>(fnv));
+  std::printf(
+      "attention_seqs prefill bf16 n %lld, head_dim %lld: %.1f us/layer, %.1f TFLOP/s, output "
+      "%016llx\n",
+      static_cast<long long>(n), static_cast<long long>(hd), us, flops / us / 1e6,
+      static_cast<unsigned long long>(fnv));
   EXPECT_GT(us, 0.0);
 }
 
 TEST(DISABLED_AttentionSeqsBench, Prefill) {
   CAIRN_NEED_GPU();
   for (int64_t n : {1024, 4096, 8192}) bench_prefill(n);
+  bench_prefill(4096, 16, 8, 256);  // Gemma-3-12B's attention
 }
 
 TEST(DISABLED_AttentionSeqsBench, Decode) {
