@@ -316,6 +316,21 @@ void check_split_columns(const Tensor& x, std::span<Tensor* const> parts) {
   need_dim(op, "the parts' columns", width, x.dim(1));
 }
 
+void check_gated_fused(const Tensor& gate_up, const Tensor& out) {
+  const char* op = "gated_activation_fused";
+  need_tensor(op, "gate_up", gate_up, 2, false);
+  need_tensor(op, "out", out, 2, false);
+  need_dim(op, "out rows", out.dim(0), gate_up.dim(0));
+  need_dim(op, "gate_up columns", gate_up.dim(1), 2 * out.dim(1));
+  same_device(op, gate_up, out);
+  if (out.dim(0) > 0 && out.dim(1) > 0)
+    need_disjoint(op, "gate_up and out",
+                  {{reinterpret_cast<uintptr_t>(gate_up.raw()),
+                    reinterpret_cast<uintptr_t>(gate_up.raw()) + gate_up.nbytes()},
+                   {reinterpret_cast<uintptr_t>(out.raw()),
+                    reinterpret_cast<uintptr_t>(out.raw()) + out.nbytes()}});
+}
+
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
   need_tensor(op, "input", a, 0, false);
   need_tensor(op, "output", b, 0, false);

@@ -27,6 +27,7 @@ void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const A
                            const Tensor& out);
 // Same shape, f32, contiguous, one device: the elementwise and row-wise ops.
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
+void check_gated_fused(const Tensor& gate_up, const Tensor& out);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
 void check_convert_rows(std::span<const RowCopy> copies);

@@ -83,7 +83,8 @@ struct Timed<K, N, M> {
 // clang-format off
 #define CAIRN_OP_ENTRIES(X)                                                                 \
   X(matmul) X(embedding) X(rms_norm) X(layer_norm) X(rope) X(attention) X(attention_seqs)  \
-  X(attention_pages) X(gated_activation) X(add) X(scale) X(softcap) X(softmax)             \
+  X(attention_pages) X(gated_activation) X(gated_activation_fused) X(add) X(scale) X(softcap) \
+  X(softmax)                                                                                \
   X(log_softmax) X(convert) X(convert_rows) X(quantize_rows) X(split_columns)              \
   X(sample_rows) X(add_rms_norm)
 // clang-format on

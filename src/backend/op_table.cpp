@@ -27,9 +27,9 @@ Registry& registry() {
 
 bool complete(const OpTable& t) {
   return t.matmul && t.embedding && t.rms_norm && t.layer_norm && t.rope && t.attention &&
-         t.attention_seqs && t.attention_pages && t.split_columns && t.gated_activation && t.add &&
-         t.scale && t.softcap && t.softmax && t.log_softmax && t.convert && t.convert_rows &&
-         t.quantize_rows && t.sample_rows;
+         t.attention_seqs && t.attention_pages && t.split_columns && t.gated_activation &&
+         t.gated_activation_fused && t.add && t.scale && t.softcap && t.softmax && t.log_softmax &&
+         t.convert && t.convert_rows && t.quantize_rows && t.sample_rows;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct OpTable {
                           Tensor& out) = nullptr;
   void (*gated_activation)(const Tensor& gate, const Tensor& up, Activation act,
                            Tensor& out) = nullptr;
+  void (*gated_activation_fused)(const Tensor& gate_up, Activation act, Tensor& out) = nullptr;
   void (*add)(const Tensor& a, const Tensor& b, Tensor& y) = nullptr;
   void (*scale)(Tensor& x, float s) = nullptr;
   void (*softcap)(Tensor& x, float cap) = nullptr;

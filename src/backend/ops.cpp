@@ -61,6 +61,11 @@ void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tens
   op_table(out.device().kind).gated_activation(gate, up, act, out);
 }
 
+void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out) {
+  check_gated_fused(gate_up, out);
+  op_table(out.device().kind).gated_activation_fused(gate_up, act, out);
+}
+
 void add(const Tensor& a, const Tensor& b, Tensor& y) {
   check_same_f32("add", a, b);
   check_same_f32("add", a, y);

@@ -121,6 +121,10 @@ enum class Activation : uint8_t { kSilu, kGeluTanh };
 
 // out[n, f] = act(gate[n, f]) * up[n, f]. All f32. out may alias gate.
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out);
+// The same of a fused gate|up product's output, without splitting it first:
+// out[n, f] = act(gate_up[n, j]) * gate_up[n, f + j], j < f. gate_up [n, 2f] f32, out [n, f]
+// f32 (not aliasing gate_up). Bits equal gated_activation over the two halves.
+void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out);
 
 // y = a + b, elementwise f32, same shape. y may alias a or b.
 void add(const Tensor& a, const Tensor& b, Tensor& y);

@@ -152,13 +152,16 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
 
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, LayerScratch& t,
                Tensor& out) {
-  if (t.gate_up.defined()) {
+  if (t.gate_up.defined() && x.dim(0) > 1) {  // the fused output read in place, not split
     project(x, w.gate_up, Tensor(), t.gate_up);
-    split(t.gate_up, {&t.gate, &t.up});
+    ops::gated_activation_fused(t.gate_up, act, t.gate);
   } else {
-    project(x, w.gate, Tensor(), t.gate), project(x, w.up, Tensor(), t.up);
+    if (t.gate_up.defined())
+      project(x, w.gate_up, Tensor(), t.gate_up);  // one row: gate and up view it
+    else
+      project(x, w.gate, Tensor(), t.gate), project(x, w.up, Tensor(), t.up);
+    ops::gated_activation(t.gate, t.up, act, t.gate);
   }
-  ops::gated_activation(t.gate, t.up, act, t.gate);
   ops::matmul(t.gate, w.down, nullptr, out);
 }
 

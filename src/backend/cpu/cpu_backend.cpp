@@ -72,6 +72,7 @@ const OpTable& reference_table() {
     t.attention_seqs = ref::attention_seqs;
     t.attention_pages = cpu::attention_pages;  // one gather for both tables
     t.gated_activation = ref::gated_activation;
+    t.gated_activation_fused = ref::gated_activation_fused;
     t.add = ref::add;
     t.scale = ref::scale;
     t.softcap = ref::softcap;

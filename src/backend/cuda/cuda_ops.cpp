@@ -29,6 +29,7 @@ void register_cuda_ops() {
   t.attention_seqs = &attention_seqs;
   t.attention_pages = &attention_pages;
   t.gated_activation = &gated_activation;
+  t.gated_activation_fused = &gated_activation_fused;
   t.add = &add;
   t.scale = &scale;
   t.softcap = &softcap;

@@ -2,7 +2,9 @@
 // is computed in double as the CPU reference does (SiLU g / (1 + e^-g); GELU
 // tanh form as g / (1 + e^-2u), u = √(2/π)(g + 0.044715 g³)), rounded once to
 // f32, then multiplied by up in f32.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "backend/cuda/gated_activation.h"
 #include "backend/cuda/pointwise.cuh"
@@ -29,7 +31,50 @@ struct GeluTanhGate {
   }
 };
 
+// out row r = op(gate_up row r's first half, its second half): rows over blockIdx.y, columns
+// (float4 when w4, i.e. the halves' width is a multiple of 4) over the x blocks' threads.
+template <typename Op>
+__global__ void halves_kernel(const float* gate_up, float* out, int64_t rows, int64_t f, bool w4,
+                              Op op) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    const float* g = gate_up + r * 2 * f;
+    float* o = out + r * f;
+    if (w4) {
+      const float4 *g4 = reinterpret_cast<const float4*>(g), *u4 = g4 + f / 4;
+      for (int64_t j = first; j < f / 4; j += step) {
+        const float4 a = g4[j], b = u4[j];
+        reinterpret_cast<float4*>(o)[j] =
+            make_float4(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w));
+      }
+    } else {
+      for (int64_t j = first; j < f; j += step) o[j] = op(g[j], g[f + j]);
+    }
+  }
+}
+
+template <typename Op>
+void launch_halves(const Tensor& gate_up, Tensor& out, Op op) {
+  const int64_t rows = out.dim(0), f = out.dim(1);
+  const bool w4 = f % 4 == 0 && reinterpret_cast<uintptr_t>(gate_up.raw()) % 16 == 0 &&
+                  reinterpret_cast<uintptr_t>(out.raw()) % 16 == 0;
+  const unsigned x = std::min<unsigned>(blocks_for(w4 ? f / 4 : f), 64u);
+  const dim3 grid(x, static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
+  halves_kernel<<<grid, kBlock, 0, stream()>>>(gate_up.data<float>(), out.data<float>(), rows, f,
+                                               w4, op);
+}
+
 }  // namespace
+
+void gated_activation_fused(const Tensor& gate_up, ops::Activation act, Tensor& out) {
+  if (out.numel() == 0) return;
+  if (act == ops::Activation::kSilu)
+    launch_halves(gate_up, out, SiluGate{});
+  else
+    launch_halves(gate_up, out, GeluTanhGate{});
+  check_launch("gated_activation_fused");
+}
 
 void gated_activation(const Tensor& gate, const Tensor& up, ops::Activation act, Tensor& out) {
   const int64_t n = out.numel();

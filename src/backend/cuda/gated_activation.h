@@ -8,5 +8,6 @@
 namespace cairn::cuda {
 
 void gated_activation(const Tensor& gate, const Tensor& up, ops::Activation act, Tensor& out);
+void gated_activation_fused(const Tensor& gate_up, ops::Activation act, Tensor& out);
 
 }  // namespace cairn::cuda

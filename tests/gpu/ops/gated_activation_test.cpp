@@ -1,5 +1,6 @@
 // CUDA gated_activation (SiLU, GELU tanh) against the CPU reference on awkward
-// lengths (float4 body and scalar tail), gates up to ±12, and out aliasing gate.
+// lengths (float4 body and scalar tail), gates up to ±12, and out aliasing gate; its fused
+// form against it over the split halves.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -32,6 +33,24 @@ TEST(GpuGatedActivation, MatchesReference) {
       EXPECT_LE(rel_error(got, ref), 1e-5) << name(act) << " d " << d;
       ops::gated_activation(gd, to_device(u), act, gd);  // out aliases gate
       EXPECT_TRUE(bit_equal(to_host(gd), got)) << name(act) << " d " << d << " in place";
+    }
+}
+
+// The fused form over a gate|up product's output equals gated_activation over its halves
+// split on the device, bit for bit (float4 rows and scalar ones: odd widths).
+TEST(GpuGatedActivation, FusedEqualsItOverTheSplitHalves) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(52);
+  for (auto act : {ops::Activation::kSilu, ops::Activation::kGeluTanh})
+    for (int64_t d : {1, 3, 37, 1024, 4099}) {
+      const Tensor gu = to_device(random_host({7, 2 * d}, DType::kF32, rng, 12.0f));
+      Tensor g = poisoned_device({7, d}, DType::kF32), u = poisoned_device({7, d}, DType::kF32);
+      Tensor* parts[] = {&g, &u};
+      ops::split_columns(gu, parts);
+      Tensor want = poisoned_device({7, d}, DType::kF32), y = poisoned_device({7, d}, DType::kF32);
+      ops::gated_activation(g, u, act, want);
+      ops::gated_activation_fused(gu, act, y);
+      EXPECT_TRUE(bit_equal(to_host(y), to_host(want))) << name(act) << " d " << d;
     }
 }
 

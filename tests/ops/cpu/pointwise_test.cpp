@@ -109,6 +109,37 @@ TEST_P(Pointwise, GatedActivations) {
     }
 }
 
+// The halves of a fused gate|up output [3, 2d], each copied into a tensor of its own.
+std::pair<Tensor, Tensor> halves(const Tensor& gu) {
+  const int64_t n = gu.dim(0), d = gu.dim(1) / 2;
+  Tensor g = Tensor::empty({n, d}, DType::kF32), u = Tensor::empty({n, d}, DType::kF32);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < d; ++j) {
+      g.data<float>()[i * d + j] = gu.data<float>()[i * 2 * d + j];
+      u.data<float>()[i * d + j] = gu.data<float>()[i * 2 * d + d + j];
+    }
+  return {g, u};
+}
+
+TEST_P(Pointwise, GatedActivationFusedEqualsItOverTheSplitHalves) {
+  for (auto act : {ops::Activation::kSilu, ops::Activation::kGeluTanh})
+    for (int64_t d : kWidths) {
+      const Tensor gu = random_tensor({3, 2 * d}, DType::kF32, 9, 12.0f);
+      const auto [g, u] = halves(gu);
+      Tensor y = Tensor::empty({3, d}, DType::kF32), want = Tensor::empty({3, d}, DType::kF32);
+      ops::gated_activation_fused(gu, act, y);
+      ops::gated_activation(g, u, act, want);
+      EXPECT_TRUE(test::bit_equal(y, want)) << "d " << d << " act " << int(act);
+      ops::ref::gated_activation_fused(gu, act, y);
+      ops::ref::gated_activation(g, u, act, want);
+      EXPECT_TRUE(test::bit_equal(y, want)) << "reference, d " << d << " act " << int(act);
+    }
+  Tensor gu = random_tensor({3, 8}, DType::kF32, 9), odd = Tensor::empty({3, 5}, DType::kF32);
+  EXPECT_THROW(ops::gated_activation_fused(gu, ops::Activation::kSilu, odd), Error);
+  Tensor half = Tensor::view_of(gu.storage(), 0, {3, 4}, DType::kF32);  // overlaps gu
+  EXPECT_THROW(ops::gated_activation_fused(gu, ops::Activation::kSilu, half), Error);
+}
+
 TEST_P(Pointwise, SoftmaxLogSoftmax) {
   for (int64_t d : kWidths) {
     Tensor x = random_tensor({4, d}, DType::kF32, 8, 30.0f);

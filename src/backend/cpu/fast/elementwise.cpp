@@ -56,6 +56,20 @@ void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tens
   chunks(gate.numel(), [&](int64_t b, int64_t e) { k.gated(g + b, u + b, act, o + b, e - b); });
 }
 
+void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out) {
+  const RowKernels& k = row_kernels();
+  const int64_t f = out.dim(1);
+  const float* gu = gate_up.data<float>();
+  float* o = out.data<float>();
+  ThreadPool::global().parallel_for(
+      out.dim(0),
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          k.gated(gu + i * 2 * f, gu + i * 2 * f + f, act, o + i * f, f);
+      },
+      kMinChunk / (f > 0 ? f : 1) + 1);
+}
+
 void convert(const Tensor& src, Tensor& dst) {
   const RowKernels& k = row_kernels();
   const auto* s = static_cast<const uint8_t*>(src.raw());

@@ -11,6 +11,7 @@ void fill_table(OpTable& t) {
   t.attention = attention;
   t.attention_seqs = attention_seqs;
   t.gated_activation = gated_activation;
+  t.gated_activation_fused = gated_activation_fused;
   t.add = add;
   t.scale = scale;
   t.softcap = softcap;

@@ -28,6 +28,18 @@ void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tens
   }
 }
 
+void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out) {
+  const int64_t n = out.dim(0), f = out.dim(1);
+  for (int64_t i = 0; i < n; ++i) {
+    const float* g = gate_up.data<float>() + i * 2 * f;
+    float* o = out.data<float>() + i * f;
+    for (int64_t j = 0; j < f; ++j) {
+      const float a = act == Activation::kSilu ? silu(g[j]) : gelu_tanh(g[j]);
+      o[j] = a * g[f + j];
+    }
+  }
+}
+
 void add(const Tensor& a, const Tensor& b, Tensor& y) {
   const int64_t n = a.numel();
   for (int64_t i = 0; i < n; ++i) y.data<float>()[i] = a.data<float>()[i] + b.data<float>()[i];

@@ -19,6 +19,7 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                const AttentionParams& p, Tensor& out);
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out);
+void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out);
 void add(const Tensor& a, const Tensor& b, Tensor& y);
 void scale(Tensor& x, float s);
 void softcap(Tensor& x, float cap);
