@@ -26,25 +26,14 @@ using namespace std::chrono_literals;
 
 constexpr int32_t kEvery = 4;  // --generation-checkpoint
 
-// The model of dir where this binary runs its engines (the GPU with CAIRN_ENGINE_ON_GPU).
-std::unique_ptr<Model> placed(const std::string& dir) {
-  std::unique_ptr<Model> m = load_model(dir, {});
-#ifdef CAIRN_ENGINE_ON_GPU
-  m->to_device(device_backend(DeviceKind::kCuda).device());
-#endif
-  return m;
-}
-
 class CheckpointEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-#ifdef CAIRN_ENGINE_ON_GPU
-    if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
-#endif
+    if (engine_device_missing()) GTEST_SKIP() << "no CUDA device";
     root_ = fs::temp_directory_path() / ("cairn_ckpt_engine_" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    model_ = placed(kStoriesDir);
+    model_ = engine_model(kStoriesDir);
   }
   void TearDown() override {
     if (!root_.empty()) fs::remove_all(root_);
@@ -166,7 +155,7 @@ TEST_F(CheckpointEngine, ResumedAfterACrashEqualsUninterrupted) {
 // 8-bit KV from position 40 (the qwen3 fixture: head_dim 32): the pages
 // checkpointed are the quantized ones.
 TEST_F(CheckpointEngine, QuantizedKvResumesToo) {
-  model_ = placed(fixture_dir("qwen3"));
+  model_ = engine_model(fixture_dir("qwen3"));
   kv_bits_ = 8;
   const Request r = target(0.9f);
   const Outcome want = uninterrupted(r);

@@ -54,6 +54,24 @@ inline Model& case_model(const std::string& dir, int n_ranks,
   return *m;
 }
 
+// Where the suites built again with CAIRN_ENGINE_ON_GPU (tests/gpu/models) run their engines:
+// the GPU there, else the CPU. engine_device_missing: that build on a machine without one.
+inline bool engine_device_missing() {
+#ifdef CAIRN_ENGINE_ON_GPU
+  return !device_present(DeviceKind::kCuda);
+#else
+  return false;
+#endif
+}
+
+inline std::unique_ptr<Model> engine_model(const std::string& dir) {
+  std::unique_ptr<Model> m = load_model(dir, {});
+#ifdef CAIRN_ENGINE_ON_GPU
+  m->to_device(device_backend(DeviceKind::kCuda).device());
+#endif
+  return m;
+}
+
 // The tensor-parallel cases: replicated KV heads (gemma2 at 4), one KV head (qwen2), 8-bit KV.
 inline std::vector<EngineCase> tp_cases() {
   return {{"stories260K_tp2", kStoriesDir, 2},    {"stories260K_tp4", kStoriesDir, 4},

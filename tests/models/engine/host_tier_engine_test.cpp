@@ -20,11 +20,8 @@ class HostTierEngine : public SsdFolderTest {
   HostTierEngine() : SsdFolderTest("cairn_host_engine_") {}
   void SetUp() override {
     SsdFolderTest::SetUp();
-    model_ = load_model(fixture_dir("llama"), {});
-#ifdef CAIRN_ENGINE_ON_GPU
-    if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
-    model_->to_device(device_backend(DeviceKind::kCuda).device());
-#endif
+    if (engine_device_missing()) GTEST_SKIP() << "no CUDA device";
+    model_ = engine_model(fixture_dir("llama"));
   }
 
   // A pool prefix tier of 4 pages, the host tier behind it.

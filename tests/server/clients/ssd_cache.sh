@@ -10,9 +10,6 @@ PID=
 trap 'kill $PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 . "$(dirname "$0")/../lib/serve.sh"
 start() { start_serve --ssd-cache "$OUT/ssd" --prefix-cache-bytes 512KiB; }
-story() {  # a long prompt, different for each $1
-  python3 -c "import json; print(json.dumps({'prompt': ' '.join(['Tell me the story of the $1 fox and the river.'] * 30), 'max_tokens': 12, 'temperature': 0}))"
-}
 start
 for name in red blue green grey; do
   curl -s "$URL/v1/completions" -d "$(story $name)" >"$OUT/r"

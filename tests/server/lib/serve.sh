@@ -6,6 +6,7 @@
 # same_stream NAME FILE: $BODY streamed gives FILE's completion text (counted like check).
 # stop: SIGTERM to the server, which must exit 0. BODY and LONG: a short and a
 #   repeated long greedy completion request (stories-sized models).
+# story NAME: a long greedy completion request, different for each NAME.
 start_serve() {
   "$CAIRN" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
   PID=$!
@@ -23,6 +24,9 @@ check() {
 }
 BODY='{"prompt":"Once upon a time","max_tokens":40,"temperature":0}'
 LONG=$(python3 -c "import json; print(json.dumps({'prompt': ' '.join(['The little dog ran to the park to play with the ball.'] * 8), 'max_tokens': 16, 'temperature': 0}))")
+story() {
+  python3 -c "import json; print(json.dumps({'prompt': ' '.join(['Tell me the story of the $1 fox and the river.'] * 30), 'max_tokens': 12, 'temperature': 0}))"
+}
 text() { python3 -c "import json; print(json.load(open('$1'))['choices'][0]['text'])"; }
 same() {
   if [ "$(text "$2")" = "$(text "$3")" ]; then echo "ok   $1"; else
