@@ -168,8 +168,11 @@ void check_quantize_copy(std::span<const RowCopy> copies, size_t i, const KvRowQ
 }  // namespace
 
 void check_matmul(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& y) {
-  need_tensor("matmul", "x", x, 2, false);
+  need_tensor("matmul", "x", x, 2, true);
   need_tensor("matmul", "w", w, 2, true);
+  if (x.dtype() != DType::kF32 && x.dtype() != w.dtype())
+    fail(ErrorCode::kInvalidArgument, "matmul: x {} must be f32 or w's dtype ({})", x.describe(),
+         w.describe());
   need_tensor("matmul", "y", y, 2, false);
   need_dim("matmul", "w's dim 1 (k)", w.dim(1), x.dim(1));
   need_dim("matmul", "y's dim 0 (rows of x)", y.dim(0), x.dim(0));
@@ -200,7 +203,7 @@ void check_norm(const char* op, const Tensor& x, const Tensor& w, const Tensor* 
                 const Tensor& y) {
   need_tensor(op, "x", x, 0, false);
   if (x.ndim() < 1) fail(ErrorCode::kInvalidArgument, "{}: x must have at least 1 dim", op);
-  check_same_f32(op, x, y);
+  check_output(op, x, y);
   need_tensor(op, "w", w, 1, false);
   need_dim(op, "w length", w.dim(0), x.dim(-1));
   same_device(op, w, y);
@@ -319,7 +322,7 @@ void check_split_columns(const Tensor& x, std::span<Tensor* const> parts) {
 void check_gated_fused(const Tensor& gate_up, const Tensor& out) {
   const char* op = "gated_activation_fused";
   need_tensor(op, "gate_up", gate_up, 2, false);
-  need_tensor(op, "out", out, 2, false);
+  need_tensor(op, "out", out, 2, true);
   need_dim(op, "out rows", out.dim(0), gate_up.dim(0));
   need_dim(op, "gate_up columns", gate_up.dim(1), 2 * out.dim(1));
   same_device(op, gate_up, out);
@@ -331,6 +334,32 @@ void check_gated_fused(const Tensor& gate_up, const Tensor& out) {
                     reinterpret_cast<uintptr_t>(out.raw()) + out.nbytes()}});
 }
 
+// q, k, v [n, heads, head_dim] f32 (k and v alike), qkv [n, their columns] f32, one device,
+// the four disjoint; then rope's checks on q and k.
+void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
+                      const Tensor& q, const Tensor& k, const Tensor& v) {
+  const char* op = "split_rope";
+  need_tensor(op, "qkv", qkv, 2, false);
+  need_tensor(op, "q", q, 3, false);
+  need_tensor(op, "k", k, 3, false);
+  need_tensor(op, "v", v, 3, false);
+  if (!(k.shape() == v.shape()))
+    fail(ErrorCode::kInvalidArgument, "{}: k {} and v {} differ", op, k.describe(), v.describe());
+  need_dim(op, "k's head_dim", k.dim(2), q.dim(2));
+  need_dim(op, "q rows", q.dim(0), qkv.dim(0));
+  need_dim(op, "k rows", k.dim(0), qkv.dim(0));
+  need_dim(op, "qkv columns", qkv.dim(1), (q.dim(1) + 2 * k.dim(1)) * q.dim(2));
+  for (const Tensor* t : {&q, &k, &v}) same_device(op, qkv, *t);
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (const Tensor* t : {&qkv, &q, &k, &v})
+    if (t->nbytes() > 0)
+      ranges.push_back({reinterpret_cast<uintptr_t>(t->raw()),
+                        reinterpret_cast<uintptr_t>(t->raw()) + t->nbytes()});
+  need_disjoint(op, "qkv, q, k and v", std::move(ranges));
+  check_rope(q, positions, p);
+  check_rope(k, positions, p);
+}
+
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
   need_tensor(op, "input", a, 0, false);
   need_tensor(op, "output", b, 0, false);
@@ -338,6 +367,21 @@ void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
     fail(ErrorCode::kInvalidArgument, "{}: shapes {} and {} differ", op, a.describe(),
          b.describe());
   same_device(op, a, b);
+}
+
+void check_output(const char* op, const Tensor& in, const Tensor& out) {
+  need_tensor(op, "input", in, 0, false);
+  need_tensor(op, "output", out, 0, true);
+  if (!(in.shape() == out.shape()))
+    fail(ErrorCode::kInvalidArgument, "{}: shapes {} and {} differ", op, in.describe(),
+         out.describe());
+  same_device(op, in, out);
+  if (out.dtype() == DType::kF32 || out.nbytes() == 0 || in.nbytes() == 0) return;
+  need_disjoint(
+      op, "a rounded output and its input",
+      {{reinterpret_cast<uintptr_t>(in.raw()), reinterpret_cast<uintptr_t>(in.raw()) + in.nbytes()},
+       {reinterpret_cast<uintptr_t>(out.raw()),
+        reinterpret_cast<uintptr_t>(out.raw()) + out.nbytes()}});
 }
 
 void check_f32(const char* op, const Tensor& x) {

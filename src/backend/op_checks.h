@@ -27,7 +27,12 @@ void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const A
                            const Tensor& out);
 // Same shape, f32, contiguous, one device: the elementwise and row-wise ops.
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
+// As check_same_f32 for an op's input and output, but the output may be bf16/f16 (the f32
+// result rounded), then disjoint from the input.
+void check_output(const char* op, const Tensor& in, const Tensor& out);
 void check_gated_fused(const Tensor& gate_up, const Tensor& out);
+void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
+                      const Tensor& q, const Tensor& k, const Tensor& v);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
 void check_convert_rows(std::span<const RowCopy> copies);

@@ -86,7 +86,7 @@ struct Timed<K, N, M> {
   X(attention_pages) X(gated_activation) X(gated_activation_fused) X(add) X(scale) X(softcap) \
   X(softmax)                                                                                \
   X(log_softmax) X(convert) X(convert_rows) X(quantize_rows) X(split_columns)              \
-  X(sample_rows) X(add_rms_norm)
+  X(sample_rows) X(add_rms_norm) X(split_rope)
 // clang-format on
 
 template <DeviceKind K>
@@ -95,6 +95,8 @@ OpTable timed_table(const OpTable& inner) {
 #define CAIRN_TIMED(op) t.op = inner.op ? &Timed<K, #op, &OpTable::op>::call : nullptr;
   CAIRN_OP_ENTRIES(CAIRN_TIMED)
 #undef CAIRN_TIMED
+  t.matmul_input_dtype = inner.matmul_input_dtype;  // a query, not an op: passed through
+  t.rounded_io = inner.rounded_io;
   return t;
 }
 

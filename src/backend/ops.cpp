@@ -2,15 +2,46 @@
 // the output's device.
 #include "backend/ops.h"
 
+#include "backend/device.h"
 #include "backend/op_checks.h"
 #include "backend/op_table.h"
 #include "core/error.h"
 
 namespace cairn::ops {
+namespace {
+
+// An output of bf16/f16 that the table's entry cannot write: computed in f32, then rounded.
+bool rounded_here(const OpTable& t, const Tensor& out) {
+  return out.dtype() != DType::kF32 && !t.rounded_io;
+}
+
+Tensor f32_like(const Tensor& t) {
+  return empty_on(t.device(), t.shape(), DType::kF32);
+}
+
+// add_rms_norm in f32 (y f32, or bf16/f16 for a rounded_io table).
+void add_then_norm(const OpTable& t, Tensor& x, const Tensor& r, const Tensor& w, float eps,
+                   Tensor& y) {
+  if (t.add_rms_norm) return t.add_rms_norm(x, r, w, eps, y);
+  t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
+  t.rms_norm(x, w, eps, y);
+}
+
+}  // namespace
 
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   check_matmul(x, w, bias, y);
-  op_table(y.device().kind).matmul(x, w, bias, y);
+  const OpTable& t = op_table(y.device().kind);
+  if (x.dtype() == DType::kF32 || t.rounded_io) return t.matmul(x, w, bias, y);
+  Tensor x32 = f32_like(x);  // exact: every bf16/f16 value is an f32 value
+  t.convert(x, x32);
+  t.matmul(x32, w, bias, y);
+}
+
+DType matmul_input_dtype(const Tensor& w) {
+  if (!w.defined()) return DType::kF32;
+  const OpTable& t = op_table(w.device().kind);
+  return t.matmul_input_dtype ? t.matmul_input_dtype(w) : DType::kF32;
 }
 
 void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y) {
@@ -20,11 +51,16 @@ void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y) {
 
 void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y) {
   check_norm("rms_norm", x, w, nullptr, y);
-  op_table(y.device().kind).rms_norm(x, w, eps, y);
+  const OpTable& t = op_table(y.device().kind);
+  if (!rounded_here(t, y)) return t.rms_norm(x, w, eps, y);
+  Tensor y32 = f32_like(y);
+  t.rms_norm(x, w, eps, y32);
+  t.convert(y32, y);
 }
 
 void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Tensor& y) {
   check_norm("layer_norm", x, w, b, y);
+  check_same_f32("layer_norm", x, y);
   op_table(y.device().kind).layer_norm(x, w, b, eps, y);
 }
 
@@ -57,13 +93,22 @@ void attention_pages(const Tensor& q, const KvPages& kv, std::span<const Attenti
 
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {
   check_same_f32("gated_activation", gate, up);
-  check_same_f32("gated_activation", gate, out);
-  op_table(out.device().kind).gated_activation(gate, up, act, out);
+  check_output("gated_activation", gate, out);
+  check_output("gated_activation", up, out);
+  const OpTable& t = op_table(out.device().kind);
+  if (!rounded_here(t, out)) return t.gated_activation(gate, up, act, out);
+  Tensor out32 = f32_like(out);
+  t.gated_activation(gate, up, act, out32);
+  t.convert(out32, out);
 }
 
 void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out) {
   check_gated_fused(gate_up, out);
-  op_table(out.device().kind).gated_activation_fused(gate_up, act, out);
+  const OpTable& t = op_table(out.device().kind);
+  if (!rounded_here(t, out)) return t.gated_activation_fused(gate_up, act, out);
+  Tensor out32 = f32_like(out);
+  t.gated_activation_fused(gate_up, act, out32);
+  t.convert(out32, out);
 }
 
 void add(const Tensor& a, const Tensor& b, Tensor& y) {
@@ -78,9 +123,25 @@ void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor
   if (y.raw() == x.raw() || y.raw() == r.raw())
     fail(ErrorCode::kInvalidArgument, "add_rms_norm: y must not alias x or r");
   const OpTable& t = op_table(y.device().kind);
-  if (t.add_rms_norm) return t.add_rms_norm(x, r, w, eps, y);
-  t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
-  t.rms_norm(x, w, eps, y);
+  if (!rounded_here(t, y)) return add_then_norm(t, x, r, w, eps, y);
+  Tensor y32 = f32_like(y);
+  add_then_norm(t, x, r, w, eps, y32);
+  t.convert(y32, y);
+}
+
+void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
+                Tensor& q, Tensor& k, Tensor& v) {
+  check_split_rope(qkv, positions, p, q, k, v);
+  const OpTable& t = op_table(qkv.device().kind);
+  if (t.split_rope) return t.split_rope(qkv, positions, p, q, k, v);
+  // No fused entry: the ops it fuses, whose bits the fused one must give.
+  Tensor q2 = q.reshape({q.dim(0), q.dim(1) * q.dim(2)});
+  Tensor k2 = k.reshape({k.dim(0), k.dim(1) * k.dim(2)});
+  Tensor v2 = v.reshape({v.dim(0), v.dim(1) * v.dim(2)});
+  Tensor* const parts[3] = {&q2, &k2, &v2};
+  t.split_columns(qkv, std::span<Tensor* const>(parts));
+  t.rope(q, positions, p);
+  t.rope(k, positions, p);
 }
 
 void scale(Tensor& x, float s) {

@@ -15,14 +15,23 @@
 
 namespace cairn::ops {
 
-// y[n, m] = x[n, k] · w[m, k]ᵀ (+ bias[m]). x f32; w f32/bf16/f16; bias f32 or null; y f32.
+// y[n, m] = x[n, k] · w[m, k]ᵀ (+ bias[m]). x f32, or bf16/f16 when w is of that dtype; w
+// f32/bf16/f16; bias f32 or null; y f32. A bf16/f16 x gives the bits of its f32 values.
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
+
+// The dtype matmul(x, w, …) takes its x in at no cost: w's dtype where the backend of w's
+// device rounds x to it anyway (a GPU's bf16/f16 products in the batch-invariant mode), so a
+// producer of x may write it rounded (the norms' y and the gated activations' out may be
+// bf16/f16: the f32 result rounded to nearest even) and save the product its rounding pass;
+// else f32. matmul gives the same bits either way.
+DType matmul_input_dtype(const Tensor& w);
 
 // y[n, d] = table[ids[i], :] converted to f32. table [vocab, d] f32/bf16/f16.
 // An id outside [0, vocab) is an Error(kInvalidArgument).
 void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y);
 
-// y[n, d] = x / sqrt(mean(x²) + eps) * w. x, y f32 [n, d]; w f32 [d]. y may alias x.
+// y[n, d] = x / sqrt(mean(x²) + eps) * w. x f32 [n, d]; w f32 [d]; y [n, d] f32 (may alias x),
+// or bf16/f16 (the f32 result rounded to nearest even; not aliasing x).
 void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y);
 
 // y[n, d] = (x - mean) / sqrt(var + eps) * w + b. b may be null. y may alias x.
@@ -42,6 +51,13 @@ struct RopeParams {
 
 // Rotates x [n_tokens, n_heads, head_dim] f32 in place; positions [n_tokens].
 void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p);
+
+// A fused q|k|v product's output split and RoPE'd in one pass: q [n, n_heads, head_dim] and
+// k [n, n_kv_heads, head_dim] get the rotated columns, v [n, n_kv_heads, head_dim] the copied
+// ones, of qkv [n, (n_heads + 2 n_kv_heads) · head_dim]. All f32, q, k, v distinct from qkv.
+// Bits equal split_columns(qkv, {q, k, v}) followed by rope(q) and rope(k).
+void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
+                Tensor& q, Tensor& k, Tensor& v);
 
 // Affine-quantized K/V rows (the row format of kv/kv_format.h): per head row of head_dim
 // elements, codes [head_dim · bits / 8] (4-bit: two per byte, low nibble first), then f16
@@ -119,19 +135,20 @@ void attention_pages(const Tensor& q, const KvPages& kv, std::span<const Attenti
 
 enum class Activation : uint8_t { kSilu, kGeluTanh };
 
-// out[n, f] = act(gate[n, f]) * up[n, f]. All f32. out may alias gate.
+// out[n, f] = act(gate[n, f]) * up[n, f]. gate, up f32; out f32 (may alias gate), or bf16/f16
+// (the f32 result rounded to nearest even; aliasing neither).
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out);
 // The same of a fused gate|up product's output, without splitting it first:
 // out[n, f] = act(gate_up[n, j]) * gate_up[n, f + j], j < f. gate_up [n, 2f] f32, out [n, f]
-// f32 (not aliasing gate_up). Bits equal gated_activation over the two halves.
+// f32 or bf16/f16 (not aliasing gate_up). Bits equal gated_activation over the two halves.
 void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out);
 
 // y = a + b, elementwise f32, same shape. y may alias a or b.
 void add(const Tensor& a, const Tensor& b, Tensor& y);
 
 // The residual stream's add and the next RMSNorm in one pass: x += r, then y = rms_norm(x, w,
-// eps). Bits equal add(x, r, x) followed by rms_norm(x, w, eps, y). x, r, y [..., d] f32
-// (y distinct from x and r), w [d].
+// eps). Bits equal add(x, r, x) followed by rms_norm(x, w, eps, y). x, r [..., d] f32, y of x's
+// shape f32 or bf16/f16 (distinct from x and r), w [d].
 void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y);
 
 // x *= s, elementwise f32, in place.

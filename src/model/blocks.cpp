@@ -91,6 +91,8 @@ void add_mlp_scratch(const MlpWeights& w, Device d, int64_t n, LayerScratch& t) 
     t.gate = empty_on(d, {n, w.gate.dim(0)}, DType::kF32);
     t.up = empty_on(d, {n, w.up.dim(0)}, DType::kF32);
   }
+  const DType act = ops::matmul_input_dtype(w.down);
+  if (act != DType::kF32) t.act = empty_on(d, {n, w.down.dim(1)}, act);
 }
 
 }  // namespace
@@ -103,7 +105,7 @@ LayerScratch layer_scratch(const LayerWeights& w, Device device, int64_t n) {
 
 LayerScratch first_rows(const LayerScratch& s, int64_t n) {
   auto rows = [n](const Tensor& t) { return t.defined() ? t.slice_rows(0, n) : Tensor(); };
-  LayerScratch r{rows(s.qkv), {}, {}, {}, rows(s.att), rows(s.gate_up), {}, {}};
+  LayerScratch r{rows(s.qkv), {}, {}, {}, rows(s.att), rows(s.gate_up), {}, {}, rows(s.act)};
   const size_t q_bytes = static_cast<size_t>(s.q.dim(1)) * sizeof(float);
   const size_t k_bytes = static_cast<size_t>(s.k.dim(1)) * sizeof(float);
   r.q = first_rows_of_part(s.q, s.qkv, 0, n);
@@ -118,6 +120,15 @@ LayerScratch first_rows(const LayerScratch& s, int64_t n) {
 void attention_in(const AttentionWeights& w, const AttentionShape& s, const ops::RopeParams& rope,
                   std::span<const int32_t> positions, const Tensor& x, LayerScratch& t) {
   const int64_t n = x.dim(0);
+  Tensor q3 = t.q.reshape({n, s.n_heads, s.head_dim});
+  Tensor k3 = t.k.reshape({n, s.n_kv_heads, s.head_dim});
+  const bool norms = w.q_norm.defined() || w.k_norm.defined();
+  if (t.qkv.defined() && n > 1 && !norms) {  // split and rotated in one pass
+    project(x, w.wqkv, w.bqkv, t.qkv);
+    Tensor v3 = t.v.reshape({n, s.n_kv_heads, s.head_dim});
+    ops::split_rope(t.qkv, positions, rope, q3, k3, v3);
+    return;
+  }
   if (t.qkv.defined()) {
     project(x, w.wqkv, w.bqkv, t.qkv);
     split(t.qkv, {&t.q, &t.k, &t.v});
@@ -126,8 +137,6 @@ void attention_in(const AttentionWeights& w, const AttentionShape& s, const ops:
   }
   if (w.q_norm.defined()) head_norm(t.q, w.q_norm, s.head_dim, s.norm_eps);
   if (w.k_norm.defined()) head_norm(t.k, w.k_norm, s.head_dim, s.norm_eps);
-  Tensor q3 = t.q.reshape({n, s.n_heads, s.head_dim});
-  Tensor k3 = t.k.reshape({n, s.n_kv_heads, s.head_dim});
   rope_qk(q3, k3, positions, rope);
 }
 
@@ -152,17 +161,21 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
 
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, LayerScratch& t,
                Tensor& out) {
+  // The down product's input: the activation written rounded where the product takes it so
+  // (scratch made in one batch-invariant mode may serve the other).
+  const bool rounded = t.act.defined() && ops::matmul_input_dtype(w.down) == t.act.dtype();
+  Tensor& a = rounded ? t.act : t.gate;
   if (t.gate_up.defined() && x.dim(0) > 1) {  // the fused output read in place, not split
     project(x, w.gate_up, Tensor(), t.gate_up);
-    ops::gated_activation_fused(t.gate_up, act, t.gate);
+    ops::gated_activation_fused(t.gate_up, act, a);
   } else {
     if (t.gate_up.defined())
       project(x, w.gate_up, Tensor(), t.gate_up);  // one row: gate and up view it
     else
       project(x, w.gate, Tensor(), t.gate), project(x, w.up, Tensor(), t.up);
-    ops::gated_activation(t.gate, t.up, act, t.gate);
+    ops::gated_activation(t.gate, t.up, act, a);
   }
-  ops::matmul(t.gate, w.down, nullptr, out);
+  ops::matmul(a, w.down, nullptr, out);
 }
 
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor& out) {

@@ -30,6 +30,8 @@ struct LayerScratch {
   Tensor att;       // [n, q width]: attention's output
   Tensor gate_up;   // [n, 2 · intermediate] when fused, else undefined
   Tensor gate, up;  // [n, intermediate]: views of gate_up's one row at n = 1, else their own
+  Tensor act;       // [n, intermediate] of the down product's input dtype when that is not f32
+                    // (ops::matmul_input_dtype): the activation written rounded; else undefined
 };
 
 // Scratch for n rows of a layer shaped like w, on `device`.

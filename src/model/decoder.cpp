@@ -47,13 +47,15 @@ DecoderModel::DecoderModel(ModelConfig config, DecoderWeights weights, DecoderOp
 }
 
 struct DecoderModel::Step {
-  Tensor x, h, y;  // [rows, hidden]: the residual stream, a block's normed input, its output
+  Tensor x, h, y;  // [rows, hidden]: the residual stream, a block's normed input (of
+                   // normed_dtype()), its output
   LayerScratch t;  // every layer's (they share shapes)
   std::span<const int32_t> tokens, positions;  // [rows]
 };
 
 struct DecoderModel::Arena {
   Tensor x, h, y;
+  Tensor h_rounded;  // h in normed_dtype() when that is not f32 (made when first needed)
   LayerScratch t;
   std::vector<int32_t> tokens, positions;  // the graphs read them from here at every replay
 };
@@ -88,11 +90,25 @@ void DecoderModel::forward(const ForwardBatch& batch, KvView& kv, Tensor& logits
   if (!rows.empty()) logits_of(step.x, rows, logits);
 }
 
+// The dtype of a block's normed input h: what its products take at no cost
+// (ops::matmul_input_dtype) when every product reading h agrees, else f32.
+DType DecoderModel::normed_dtype() const {
+  if (weights_.layers.empty()) return DType::kF32;
+  const LayerWeights& l = weights_.layers.front();
+  const Tensor& first = l.attn.wqkv.defined() ? l.attn.wqkv : l.attn.wq;
+  const DType t = ops::matmul_input_dtype(first);
+  for (const LayerWeights& lw : weights_.layers)
+    for (const Tensor* w : {&lw.attn.wqkv, &lw.attn.wq, &lw.attn.wk, &lw.attn.wv, &lw.mlp.gate_up,
+                            &lw.mlp.gate, &lw.mlp.up})
+      if (w->defined() && ops::matmul_input_dtype(*w) != t) return DType::kF32;
+  return t;
+}
+
 DecoderModel::Step DecoderModel::eager_step(const ForwardBatch& batch) const {
   const Device dev = device();
   const int64_t n = batch.n_tokens(), d = config_.hidden_size;
   Step s{empty_on(dev, {n, d}, DType::kF32),
-         empty_on(dev, {n, d}, DType::kF32),
+         empty_on(dev, {n, d}, normed_dtype()),
          empty_on(dev, {n, d}, DType::kF32),
          LayerScratch{},
          batch.tokens,
@@ -107,20 +123,26 @@ DecoderModel::Step DecoderModel::graph_step(const ForwardBatch& batch, int64_t b
   if (!arena_) {
     const Device dev = device();
     const int64_t d = config_.hidden_size;
-    arena_ = std::make_unique<Arena>(Arena{
-        empty_on(dev, {max, d}, DType::kF32), empty_on(dev, {max, d}, DType::kF32),
-        empty_on(dev, {max, d}, DType::kF32), layer_scratch(weights_.layers.front(), dev, max),
-        std::vector<int32_t>(static_cast<size_t>(max)),
-        std::vector<int32_t>(static_cast<size_t>(max))});
+    arena_ = std::make_unique<Arena>(Arena{empty_on(dev, {max, d}, DType::kF32),
+                                           empty_on(dev, {max, d}, DType::kF32),
+                                           empty_on(dev, {max, d}, DType::kF32), Tensor(),
+                                           layer_scratch(weights_.layers.front(), dev, max),
+                                           std::vector<int32_t>(static_cast<size_t>(max)),
+                                           std::vector<int32_t>(static_cast<size_t>(max))});
   }
   Arena& a = *arena_;
+  // Graphs of either batch-invariant mode keep their own h (the modes' graphs differ).
+  const DType normed = normed_dtype();
+  if (normed != DType::kF32 && !a.h_rounded.defined())
+    a.h_rounded = empty_on(device(), {max, config_.hidden_size}, normed);
+  const Tensor& h = normed != DType::kF32 ? a.h_rounded : a.h;
   const size_t b = static_cast<size_t>(bucket);
   std::fill(std::copy(batch.tokens.begin(), batch.tokens.end(), a.tokens.begin()),
             a.tokens.begin() + static_cast<std::ptrdiff_t>(b), 0);
   std::fill(std::copy(batch.positions.begin(), batch.positions.end(), a.positions.begin()),
             a.positions.begin() + static_cast<std::ptrdiff_t>(b), 0);
   return Step{a.x.slice_rows(0, bucket),
-              a.h.slice_rows(0, bucket),
+              h.slice_rows(0, bucket),
               a.y.slice_rows(0, bucket),
               first_rows(a.t, bucket),
               std::span<const int32_t>(a.tokens.data(), b),

@@ -86,6 +86,7 @@ class DecoderModel final : public Model {
  private:
   struct Step;   // one step's buffers and inputs
   struct Arena;  // the graphs' buffers, for their largest batch
+  DType normed_dtype() const;
   Step eager_step(const ForwardBatch& batch) const;
   Step graph_step(const ForwardBatch& batch, int64_t bucket);
   // Segment s of a step (step_graphs.h): embedding or layer s-1's output and MLP, then

@@ -9,7 +9,8 @@
 #           baseline (tools/gpu/hf_baseline.py);
 # and prints a short table last. Logs go to $SUITE_LOGS (default build/gpu-suite).
 # SUITE_STEPS (default "checks sanitize micro bench profile baseline") picks the parts to run;
-# profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log).
+# profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log);
+# fused (not in the default): the 8B bench with CAIRN_CUDA_FUSED_INPUTS=0 and =1 (docs/cuda.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=${SUITE_LOGS:-build/gpu-suite}
@@ -61,6 +62,14 @@ if has bench; then
   timeout "${BENCH_TIMEOUT:-420}" "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
   result[bench]="rc $?"
 fi
+if has fused; then  # the fused inputs (docs/cuda.md) off and on, same binary, 8B shape
+  for v in 0 1; do
+    CAIRN_CUDA_FUSED_INPUTS=$v timeout "${FUSED_TIMEOUT:-200}" "$bin/cairn" bench --device cuda \
+      --shape llama-3.1-8b --batch-sizes 16,64,128 --prefill-tokens 4096 --long-context 2048 \
+      >"$logs/fused$v.log" 2>&1
+    result["fused inputs $v"]="rc $?"
+  done
+fi
 if has profile; then
   timeout "${PROFILE_TIMEOUT:-300}" "$bin/cairn" bench --device cuda --shape llama-3.1-8b \
     --batch-sizes 16,128 --long-context 4096 --profile-ops >"$logs/profile.log" 2>&1
@@ -84,6 +93,9 @@ fi
 echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
 grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager' "$logs/bench.log" 2>/dev/null
+for v in 0 1; do
+  [ -f "$logs/fused$v.log" ] && echo "fused inputs $v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/fused$v.log"
+done
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
 echo; echo "== summary ($(cat "$logs/gpu.txt")) =="

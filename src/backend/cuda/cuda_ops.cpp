@@ -1,5 +1,8 @@
 #include "backend/cuda/cuda_ops.h"
 
+#include <atomic>
+#include <cstdlib>
+
 #include "backend/cuda/attention.h"
 #include "backend/cuda/attention_seqs.h"
 #include "backend/cuda/convert.h"
@@ -18,7 +21,18 @@
 
 namespace cairn::cuda {
 
-void register_cuda_ops() {
+namespace {
+
+// CAIRN_CUDA_FUSED_INPUTS=1 at start-up turns the fused inputs on (set_fused_inputs).
+std::atomic<bool>& fused_slot() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("CAIRN_CUDA_FUSED_INPUTS");
+    return v != nullptr && v[0] == '1';
+  }()};
+  return on;
+}
+
+ops::OpTable cuda_table() {
   ops::OpTable t;
   t.matmul = &matmul;
   t.embedding = &embedding;
@@ -41,7 +55,27 @@ void register_cuda_ops() {
   t.split_columns = &split_columns;
   t.sample_rows = &sample_rows;
   t.add_rms_norm = &add_rms_norm;
-  ops::register_op_table(DeviceKind::kCuda, t);
+  if (fused_inputs()) {
+    t.split_rope = &split_rope;
+    t.matmul_input_dtype = &matmul_input_dtype;
+    t.rounded_io = true;
+  }
+  return t;
+}
+
+}  // namespace
+
+void register_cuda_ops() {
+  ops::register_op_table(DeviceKind::kCuda, cuda_table());
+}
+
+bool fused_inputs() {
+  return fused_slot().load();
+}
+
+void set_fused_inputs(bool on) {
+  fused_slot().store(on);
+  register_cuda_ops();
 }
 
 }  // namespace cairn::cuda

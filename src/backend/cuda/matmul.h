@@ -8,6 +8,9 @@
 namespace cairn::cuda {
 
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
+// ops::matmul_input_dtype: w's dtype for the batch-invariant mode's half-precision products
+// (which round x to it), f32 otherwise (the GEMV kernels read f32 x).
+DType matmul_input_dtype(const Tensor& w);
 
 // The batch-invariant switch (default on). On: row i of y is bitwise the same whatever the
 // number of rows n — one cuBLASLt algorithm per weight shape class (m, k, dtype) serves every

@@ -1,12 +1,14 @@
 // RMSNorm and LayerNorm, one block per row. A row's reductions run in the
 // fixed order of reduce.cuh: thread t folds groups of 4 elements t, t + T,
 // t + 2T, … (T threads) in increasing order, then block_reduce; T depends on
-// the row length alone, so a row's output bits never depend on the other rows.
+// the row length alone, so a row's output bits never depend on the other rows. RMSNorm's y may
+// be bf16/f16: the f32 result rounded as it is stored (rounded_store.cuh).
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/float_load.cuh"
 #include "backend/cuda/norms.h"
 #include "backend/cuda/op_errors.h"
 #include "backend/cuda/reduce.cuh"
+#include "backend/cuda/rounded_store.cuh"
 
 namespace cairn::cuda {
 namespace {
@@ -57,16 +59,16 @@ __device__ __forceinline__ float sum_squares(float* xr, const float* rr, int64_t
   return ss;
 }
 
-// x, y [n, d] (y may alias x unless r is given); w [d]. Block i normalizes row i. With r
-// [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
+// x, y [n, d] (an f32 y may alias x unless r is given); w [d]. Block i normalizes row i. With
+// r [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
 // reads it again.
-template <int kThreads, bool kHeld>
+template <int kThreads, bool kHeld, typename TY>
 __global__ void __launch_bounds__(kThreads)
-    rms_norm_kernel(float* x, const float* r, const float* w, float eps, float* y, int64_t d,
+    rms_norm_kernel(float* x, const float* r, const float* w, float eps, TY* y, int64_t d,
                     bool vec) {
   float* xr = x + blockIdx.x * d;
   const float* rr = r ? r + blockIdx.x * d : nullptr;
-  float* yr = y + blockIdx.x * d;
+  TY* yr = y + blockIdx.x * d;
   const int64_t groups = (d + 3) / 4;
   float held[kHeldGroups][4];
   float ss = sum_squares<kThreads, kHeld>(xr, rr, d, vec, held);
@@ -84,7 +86,7 @@ __global__ void __launch_bounds__(kThreads)
       const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
       if (g >= groups) continue;
       for (int j = 0; j < 4; ++j) held[c][j] = __fmul_rn(__fmul_rn(held[c][j], inv), wv[c][j]);
-      store_group4(yr, g, d, vec, held[c]);
+      store_group4_as(yr, g, d, vec, held[c]);
     }
   } else {
     for (int64_t g = threadIdx.x; g < groups; g += kThreads) {
@@ -92,7 +94,7 @@ __global__ void __launch_bounds__(kThreads)
       load_group4(xr, g, d, vec, v);
       load_group4(w, g, d, vec, wv);
       for (int j = 0; j < 4; ++j) v[j] = __fmul_rn(__fmul_rn(v[j], inv), wv[j]);
-      store_group4(yr, g, d, vec, v);
+      store_group4_as(yr, g, d, vec, v);
     }
   }
 }
@@ -145,26 +147,35 @@ bool vec_rows(int64_t d, const void* a, const void* b, const void* c, const void
   return d % 4 == 0 && aligned16(a) && aligned16(b) && aligned16(c) && aligned16(e);
 }
 
-// x += r first when r is given (add_rms_norm).
+// x += r first when r is given (add_rms_norm); y of TY.
+template <typename TY>
+void launch_rms_norm_as(float* x, int64_t n, int64_t d, const float* r, const Tensor& w, float eps,
+                        TY* yd) {
+  const unsigned grid = static_cast<unsigned>(n);
+  const bool vec = vec_rows(d, x, w.raw(), yd, r);
+  const float* wd = w.data<float>();
+  // Only 256-thread blocks hold their groups: at 1024 threads the registers do not fit.
+  if (d >= kLongRow)
+    rms_norm_kernel<kRowThreadsLong, false, TY>
+        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+  else if ((d + 3) / 4 <= kHeldGroups * kRowThreadsShort)
+    rms_norm_kernel<kRowThreadsShort, true, TY>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+  else
+    rms_norm_kernel<kRowThreadsShort, false, TY>
+        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+}
+
 void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const float* r,
                      const Tensor& w, float eps, Tensor& y) {
   const int64_t d = shape_of_x.dim(-1), n = row_count(op, shape_of_x);
   if (n == 0) return;
-  const unsigned grid = static_cast<unsigned>(n);
-  const bool vec = vec_rows(d, x, w.raw(), y.raw(), r);
-  const float* wd = w.data<float>();
-  float* yd = y.data<float>();
-  // Only 256-thread blocks hold their groups: at 1024 threads the registers do not fit.
-  const bool long_row = d >= kLongRow;
-  if (long_row)
-    rms_norm_kernel<kRowThreadsLong, false>
-        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
-  else if ((d + 3) / 4 <= kHeldGroups * kRowThreadsShort)
-    rms_norm_kernel<kRowThreadsShort, true>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+  if (y.dtype() == DType::kBF16)
+    launch_rms_norm_as(x, n, d, r, w, eps, static_cast<__nv_bfloat16*>(y.raw()));
+  else if (y.dtype() == DType::kF16)
+    launch_rms_norm_as(x, n, d, r, w, eps, static_cast<__half*>(y.raw()));
   else
-    rms_norm_kernel<kRowThreadsShort, false>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+    launch_rms_norm_as(x, n, d, r, w, eps, y.data<float>());
   check_launch("rms_norm_kernel");
 }
 

@@ -6,6 +6,7 @@
 // cosine and sine in double rounded once, times attention_factor in f32), then
 // rotates each pair with explicitly rounded f32 ops (no contraction), so the
 // result matches the reference to the last bit wherever double cos/sin agree.
+// split_rope does the same to a fused q|k|v output while splitting it.
 #include <algorithm>
 #include <cmath>
 
@@ -18,12 +19,9 @@ namespace {
 
 constexpr int kRopeThreads = 256;
 
-// x [n_tokens, n_heads, head_dim]; positions [n_tokens]; inv_freq [half]
-// (device). Pair i is (i, i + half) when split, else (2i, 2i + 1); dims past
-// 2 · half are left as they are.
-__global__ void rope_kernel(float* x, const int32_t* positions, const float* inv_freq, int half,
-                            int n_heads, int head_dim, float factor, bool split) {
-  extern __shared__ float cs[];  // cos [half], then sin [half]
+// Token blockIdx.x's cos [half], then sin [half], into shared memory (then a barrier).
+__device__ __forceinline__ void token_angles(float* cs, const int32_t* positions,
+                                             const float* inv_freq, int half, float factor) {
   const float pos = static_cast<float>(positions[blockIdx.x]);
   for (int i = threadIdx.x; i < half; i += blockDim.x) {
     double s, c;
@@ -32,6 +30,23 @@ __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv
     cs[half + i] = __fmul_rn(static_cast<float>(s), factor);
   }
   __syncthreads();
+}
+
+// The rotated pair (a, b) → (a·c − b·s, b·c + a·s), each op rounded on its own.
+__device__ __forceinline__ float rotated_a(float a, float b, float c, float s) {
+  return __fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s));
+}
+__device__ __forceinline__ float rotated_b(float a, float b, float c, float s) {
+  return __fadd_rn(__fmul_rn(b, c), __fmul_rn(a, s));
+}
+
+// x [n_tokens, n_heads, head_dim]; positions [n_tokens]; inv_freq [half]
+// (device). Pair i is (i, i + half) when split, else (2i, 2i + 1); dims past
+// 2 · half are left as they are.
+__global__ void rope_kernel(float* x, const int32_t* positions, const float* inv_freq, int half,
+                            int n_heads, int head_dim, float factor, bool split) {
+  extern __shared__ float cs[];  // cos [half], then sin [half]
+  token_angles(cs, positions, inv_freq, half, factor);
   float* token = x + static_cast<int64_t>(blockIdx.x) * n_heads * head_dim;
   for (int k = blockIdx.y * blockDim.x + threadIdx.x; k < n_heads * half;
        k += gridDim.y * blockDim.x) {
@@ -40,8 +55,44 @@ __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv
     float* a = split ? row + i : row + 2 * i;
     float* b = split ? row + i + half : row + 2 * i + 1;
     const float a0 = *a, b0 = *b, c = cs[i], s = cs[half + i];
-    *a = __fsub_rn(__fmul_rn(a0, c), __fmul_rn(b0, s));
-    *b = __fadd_rn(__fmul_rn(b0, c), __fmul_rn(a0, s));
+    *a = rotated_a(a0, b0, c, s);
+    *b = rotated_b(a0, b0, c, s);
+  }
+}
+
+// The heads of one fused q|k|v output row: h_q query heads, then h_kv key heads, then h_kv
+// value heads, each head_dim wide.
+struct QkvHeads {
+  float *q, *k, *v;
+  int h_q, h_kv, head_dim;
+};
+
+// qkv [n_tokens, (h_q + 2 h_kv) · head_dim] → q, k rotated as rope_kernel rotates them, v
+// copied. A thread per output element: a rotated one reads both of its pair, so each pair's
+// two outputs are rope_kernel's two.
+__global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
+                                  const int32_t* positions, const float* inv_freq, int half,
+                                  float factor, bool split) {
+  extern __shared__ float cs[];
+  token_angles(cs, positions, inv_freq, half, factor);
+  const int hd = o.head_dim, width = (o.h_q + 2 * o.h_kv) * hd;
+  const int64_t t = blockIdx.x;
+  const float* in = qkv + t * width;
+  for (int e = blockIdx.y * blockDim.x + threadIdx.x; e < width; e += gridDim.y * blockDim.x) {
+    const int h = e / hd, d = e % hd;
+    const float* row = in + static_cast<int64_t>(h) * hd;
+    float val = row[d];
+    if (h < o.h_q + o.h_kv && d < 2 * half) {
+      const bool first = split ? d < half : d % 2 == 0;
+      const int i = split ? (first ? d : d - half) : d / 2;
+      const float a0 = split ? row[i] : row[2 * i], b0 = split ? row[i + half] : row[2 * i + 1];
+      const float c = cs[i], s = cs[half + i];
+      val = first ? rotated_a(a0, b0, c, s) : rotated_b(a0, b0, c, s);
+    }
+    float* dst = h < o.h_q            ? o.q + (t * o.h_q + h) * hd
+                 : h < o.h_q + o.h_kv ? o.k + (t * o.h_kv + h - o.h_q) * hd
+                                      : o.v + (t * o.h_kv + h - o.h_q - o.h_kv) * hd;
+    dst[d] = val;
   }
 }
 
@@ -65,6 +116,32 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
       x.data<float>(), dev_positions, dev_inv_freq, half, static_cast<int>(n_heads),
       static_cast<int>(head_dim), p.attention_factor, p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("rope_kernel");
+}
+
+void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops::RopeParams& p,
+                Tensor& q, Tensor& k, Tensor& v) {
+  const int64_t n_tokens = qkv.dim(0), width = qkv.dim(1);
+  const int half = p.rotary_dim / 2;
+  if (n_tokens == 0 || width == 0) return;
+  if (n_tokens > 0x7fffffff || width > 0x7fffffff)
+    invalid_argument("split_rope", qkv.describe() + " is too large for one launch");
+  if (static_cast<size_t>(half) * 2 * sizeof(float) > 48 * 1024)
+    invalid_argument("split_rope", "rotary_dim " + std::to_string(p.rotary_dim) + " is over 12288");
+  const QkvHeads o{q.data<float>(),
+                   k.data<float>(),
+                   v.data<float>(),
+                   static_cast<int>(q.dim(1)),
+                   static_cast<int>(k.dim(1)),
+                   static_cast<int>(q.dim(2))};
+  const int32_t* dev_positions = upload(positions);
+  const float* dev_inv_freq = upload(p.inv_freq);
+  const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
+  const int64_t parts = std::min<int64_t>((width + kRopeThreads - 1) / kRopeThreads, 64);
+  const dim3 grid(static_cast<unsigned>(n_tokens), static_cast<unsigned>(parts));
+  split_rope_kernel<<<grid, kRopeThreads, shared_bytes, stream()>>>(
+      qkv.data<float>(), o, dev_positions, dev_inv_freq, half, p.attention_factor,
+      p.layout == ops::RopeLayout::kHalfSplit);
+  check_launch("split_rope_kernel");
 }
 
 }  // namespace cairn::cuda

@@ -56,6 +56,12 @@ const void* round_input(const Tensor& x, DType dtype) {
   const int64_t n = x.numel();
   void* out = scratch(static_cast<size_t>(n) * 2);
   if (n == 0) return out;
+  if (x.dtype() == dtype) {  // already rounded (a producer wrote it so): a copy, aligned
+    check(cudaMemcpyAsync(out, x.raw(), static_cast<size_t>(n) * 2, cudaMemcpyDeviceToDevice,
+                          stream()),
+          "cudaMemcpyAsync");
+    return out;
+  }
   const unsigned grid = blocks_for(n) > 65535u * 8 ? 65535u * 8 : blocks_for(n);
   if (dtype == DType::kBF16)
     round_kernel<<<grid, kBlock, 0, stream()>>>(x.data<float>(), static_cast<__nv_bfloat16*>(out),

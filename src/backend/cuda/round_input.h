@@ -7,7 +7,8 @@
 
 namespace cairn::cuda {
 
-// x f32 [n, k] contiguous on the device, rounded to `dtype` (bf16 or f16): a device pointer
+// x f32 [n, k] contiguous on the device, rounded to `dtype` (bf16 or f16; x already of that
+// dtype is copied): a device pointer
 // into a scratch buffer (cudaMallocAsync-aligned), valid for work issued on stream() before the
 // next call. Grows the buffer when needed; growing during graph capture is an Error(kUnsupported).
 const void* round_input(const Tensor& x, DType dtype);

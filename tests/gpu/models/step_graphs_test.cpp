@@ -12,41 +12,12 @@
 
 #include "backend/device.h"
 #include "core/error.h"
-#include "gpu_case.h"
-#include "kv/device_cache.h"
+#include "gpu_steps.h"
 #include "model/decoder.h"
-#include "model/registry.h"
 #include "reference.h"
 
 namespace cairn::test {
 namespace {
-
-struct Side {
-  std::unique_ptr<Model> model;
-  std::unique_ptr<DeviceKvCache> kv;
-};
-
-Side make_run(const std::string& dir, int64_t max_graph_batch) {
-  Side r{load_model(dir, {}), nullptr};
-  r.model->to_device(kGpu);
-  r.model->set_step_graphs(max_graph_batch);
-  r.kv = std::make_unique<DeviceKvCache>(r.model->config(), kGpu, DType::kF32, 3, 128);
-  return r;
-}
-
-// One decode step: token `tokens[i]` at `positions[i]` for slot slots[i]; the logits [n, vocab].
-std::vector<float> decode(Side& r, const std::vector<int32_t>& slots,
-                          const std::vector<int32_t>& tokens,
-                          const std::vector<int32_t>& positions) {
-  ForwardBatch b;
-  b.tokens = tokens, b.positions = positions;
-  for (size_t i = 0; i < slots.size(); ++i)
-    b.spans.push_back({slots[i], static_cast<int64_t>(i), 1, true});
-  const int64_t vocab = r.model->config().vocab_size;
-  Tensor logits = Tensor::empty({static_cast<int64_t>(slots.size()), vocab}, DType::kF32);
-  r.model->forward(b, *r.kv, logits);
-  return std::vector<float>(logits.data<float>(), logits.data<float>() + logits.numel());
-}
 
 class GpuStepGraphs : public ::testing::TestWithParam<std::string> {};
 
@@ -54,7 +25,7 @@ TEST_P(GpuStepGraphs, ReplaysEqualEagerSteps) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
   const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + GetParam();
   const Reference ref = load_reference(dir);
-  Side graphs = make_run(dir, kDefaultGraphBatch), eager = make_run(dir, 0);
+  GpuRun graphs = make_gpu_run(dir, kDefaultGraphBatch), eager = make_gpu_run(dir, 0);
   const std::vector<int32_t>& ids = ref.prompt_ids;
   const int64_t vocab = graphs.model->config().vocab_size;
   std::vector<int32_t> length = {5, 9, static_cast<int32_t>(ids.size())}, next(3);
@@ -68,8 +39,8 @@ TEST_P(GpuStepGraphs, ReplaysEqualEagerSteps) {
     std::vector<int32_t> slots, tokens, positions;
     for (int32_t s = 0; s < n; ++s)
       slots.push_back(s), tokens.push_back(next[s]), positions.push_back(length[s]++);
-    const std::vector<float> got = decode(graphs, slots, tokens, positions);
-    ASSERT_EQ(got, decode(eager, slots, tokens, positions))
+    const std::vector<float> got = decode_step(graphs, slots, tokens, positions);
+    ASSERT_EQ(got, decode_step(eager, slots, tokens, positions))
         << "step " << step << ", " << n << " sequences";
     for (int32_t s = 0; s < n; ++s)
       next[s] = argmax(std::vector<float>(got.begin() + s * vocab, got.begin() + (s + 1) * vocab));
@@ -81,19 +52,8 @@ TEST_P(GpuStepGraphs, ReplaysEqualEagerSteps) {
   EXPECT_EQ(dynamic_cast<const DecoderModel*>(eager.model.get())->n_step_graphs(), 0u);
 }
 
-std::vector<std::string> fixtures() {
-  std::vector<std::string> out;
-  for (const char* f : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3"})
-    for (const char* w : {"f32", "bf16"}) out.push_back(std::string(f) + "/" + w);
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Families, GpuStepGraphs, ::testing::ValuesIn(fixtures()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '/', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Families, GpuStepGraphs, ::testing::ValuesIn(family_fixtures()),
+                         fixture_name);
 
 }  // namespace
 }  // namespace cairn::test

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/device.h"
 #include "backend/ops.h"
@@ -58,6 +59,14 @@ double rel_error(const Tensor& a, const Tensor& b) {
     den += y * y;
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+FusedInputsScope::FusedInputsScope(bool on) : saved_(cuda::fused_inputs()) {
+  cuda::set_fused_inputs(on);
+}
+
+FusedInputsScope::~FusedInputsScope() {
+  cuda::set_fused_inputs(saved_);
 }
 
 }  // namespace cairn::gpu_test

@@ -31,4 +31,16 @@ Tensor poisoned_device(const Shape& shape, DType dtype);
 // ‖a − b‖₂ / ‖b‖₂ over f32 host tensors; +inf if any element of a is not finite.
 double rel_error(const Tensor& a, const Tensor& b);
 
+// The CUDA table's fused inputs (backend/cuda/cuda_ops.h) set for a scope, then restored.
+class FusedInputsScope {
+ public:
+  explicit FusedInputsScope(bool on);
+  ~FusedInputsScope();
+  FusedInputsScope(const FusedInputsScope&) = delete;
+  FusedInputsScope& operator=(const FusedInputsScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
 }  // namespace cairn::gpu_test

@@ -1,6 +1,6 @@
 // The op profiler (op_profile.h, `cairn bench --device cuda --profile-ops`): inside a window
 // every op is counted and timed, matmul by shape; outside one nothing is recorded; results are
-// the same bits with the timed table as with the plain one.
+// the same bits with the timed table as with the plain one, whose queries it passes through.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -37,8 +37,12 @@ TEST(CudaOpProfile, CountsOpsInsideTheWindowOnly) {
   ops::matmul(x, w, nullptr, y);  // before the window: not counted
   const Tensor plain = gpu_test::to_host(y);
 
+  gpu_test::FusedInputsScope fused(true);
+  const DType input = ops::matmul_input_dtype(w);
+  EXPECT_EQ(input, DType::kBF16);
   dev.start_op_profile();
   for (int i = 0; i < 3; ++i) ops::matmul(x, w, nullptr, y);
+  EXPECT_EQ(ops::matmul_input_dtype(w), input);  // the table's query passes through
   ops::add(y, y, y);
   const std::string report = dev.stop_op_profile();
 

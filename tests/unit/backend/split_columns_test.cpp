@@ -1,6 +1,8 @@
-// split_columns on the CPU: each part gets its columns of every row; and its checks.
+// split_columns on the CPU: each part gets its columns of every row; and its checks. split_rope
+// (the split with q and k rotated): the same as the split followed by rope, and its checks.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "../../ops/cpu/op_test_util.h"
@@ -33,6 +35,56 @@ TEST(SplitColumns, ChecksItsArguments) {
   Tensor rows = Tensor::zeros({4, 7}, DType::kF32);
   std::vector<Tensor*> bad_rows = {&a, &rows};
   test::expect_invalid([&] { ops::split_columns(x, bad_rows); }, "rows");
+}
+
+// q, k, v of a fused [n, (3 + 2·1) · 6] output (3 query heads, 1 KV head, head_dim 6,
+// rotary_dim 4) for a rope of `layout`.
+struct SplitRopeCase {
+  int64_t n = 4;
+  std::vector<float> inv{1.0f, 0.01f};
+  std::vector<int32_t> pos{0, 3, 17, 1000};
+  Tensor qkv = test::random_tensor({4, 30}, DType::kF32, 11);
+  Tensor q = Tensor::zeros({4, 3, 6}, DType::kF32), k = Tensor::zeros({4, 1, 6}, DType::kF32),
+         v = Tensor::zeros({4, 1, 6}, DType::kF32);
+};
+
+TEST(SplitRope, EqualsTheSplitThenRope) {
+  for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved}) {
+    SplitRopeCase c;
+    const ops::RopeParams p{c.inv, 4, layout, 1.0f};
+    ops::split_rope(c.qkv, c.pos, p, c.q, c.k, c.v);
+    Tensor q = Tensor::zeros({4, 18}, DType::kF32), k = Tensor::zeros({4, 6}, DType::kF32),
+           v = Tensor::zeros({4, 6}, DType::kF32);
+    std::vector<Tensor*> parts = {&q, &k, &v};
+    ops::split_columns(c.qkv, parts);
+    Tensor q3 = q.reshape({4, 3, 6}), k3 = k.reshape({4, 1, 6});
+    ops::rope(q3, c.pos, p);
+    ops::rope(k3, c.pos, p);
+    for (int64_t i = 0; i < 18 * 4; ++i) EXPECT_EQ(c.q.data<float>()[i], q.data<float>()[i]) << i;
+    for (int64_t i = 0; i < 6 * 4; ++i) {
+      EXPECT_EQ(c.k.data<float>()[i], k.data<float>()[i]) << i;
+      EXPECT_EQ(c.v.data<float>()[i], c.qkv.data<float>()[(i / 6) * 30 + 24 + i % 6]) << i;
+    }
+    // Token 1's first query pair (0, 2) turned by 3 radians (half-split): not a copy.
+    if (layout == ops::RopeLayout::kHalfSplit) {
+      const float a = c.qkv.data<float>()[30], b = c.qkv.data<float>()[32];
+      EXPECT_NEAR(c.q.data<float>()[18], a * std::cos(3.0f) - b * std::sin(3.0f), 1e-5);
+    }
+  }
+}
+
+TEST(SplitRope, ChecksItsArguments) {
+  SplitRopeCase c;
+  const ops::RopeParams p{c.inv, 4, ops::RopeLayout::kHalfSplit, 1.0f};
+  Tensor wide_k = Tensor::zeros({4, 2, 6}, DType::kF32);
+  test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, c.q, wide_k, c.v); }, "differ");
+  Tensor k2 = Tensor::zeros({4, 2, 6}, DType::kF32), v2 = Tensor::zeros({4, 2, 6}, DType::kF32);
+  test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, c.q, k2, v2); }, "columns");
+  const std::vector<int32_t> short_pos{0, 1};
+  test::expect_invalid([&] { ops::split_rope(c.qkv, short_pos, p, c.q, c.k, c.v); }, "positions");
+  test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, c.q, c.q, c.v); }, "differ");
+  Tensor q_alias = Tensor::view_of(c.qkv.storage(), 0, {4, 3, 6}, DType::kF32);
+  test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, q_alias, c.k, c.v); }, "overlap");
 }
 
 }  // namespace

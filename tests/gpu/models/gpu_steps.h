@@ -1,0 +1,62 @@
+// Model runs on the GPU for the tests that compare two ways of running the same steps
+// (graphs against eager, fused inputs against separate passes): a model of a fixture on the
+// GPU with its KV cache, and one decode step of several sequences.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_case.h"
+#include "kv/device_cache.h"
+#include "model/registry.h"
+
+namespace cairn::test {
+
+struct GpuRun {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<DeviceKvCache> kv;
+};
+
+// The fixture in `dir` on the GPU, step graphs up to max_graph_batch (0: eager), f32 KV for
+// 3 sequences of up to 128 positions.
+inline GpuRun make_gpu_run(const std::string& dir, int64_t max_graph_batch) {
+  GpuRun r{load_model(dir, {}), nullptr};
+  r.model->to_device(kGpu);
+  r.model->set_step_graphs(max_graph_batch);
+  r.kv = std::make_unique<DeviceKvCache>(r.model->config(), kGpu, DType::kF32, 3, 128);
+  return r;
+}
+
+// One decode step: token `tokens[i]` at `positions[i]` for slot slots[i]; the logits [n, vocab].
+inline std::vector<float> decode_step(GpuRun& r, const std::vector<int32_t>& slots,
+                                      const std::vector<int32_t>& tokens,
+                                      const std::vector<int32_t>& positions) {
+  ForwardBatch b;
+  b.tokens = tokens, b.positions = positions;
+  for (size_t i = 0; i < slots.size(); ++i)
+    b.spans.push_back({slots[i], static_cast<int64_t>(i), 1, true});
+  const int64_t vocab = r.model->config().vocab_size;
+  Tensor logits = Tensor::empty({static_cast<int64_t>(slots.size()), vocab}, DType::kF32);
+  r.model->forward(b, *r.kv, logits);
+  return std::vector<float>(logits.data<float>(), logits.data<float>() + logits.numel());
+}
+
+// Every family's fixture in f32 and bf16 weights ("llama/f32", …), and a test name of one.
+inline std::vector<std::string> family_fixtures() {
+  std::vector<std::string> out;
+  for (const char* f : {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3"})
+    for (const char* w : {"f32", "bf16"}) out.push_back(std::string(f) + "/" + w);
+  return out;
+}
+
+inline std::string fixture_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name;
+}
+
+}  // namespace cairn::test
