@@ -54,6 +54,23 @@ void need_disjoint(const char* op, const char* what,
       fail(ErrorCode::kInvalidArgument, "{}: {} overlap", op, what);
 }
 
+// The byte range a tensor's elements span.
+std::pair<uintptr_t, uintptr_t> bytes_of(const Tensor& t) {
+  const auto at = reinterpret_cast<uintptr_t>(t.raw());
+  return {at, at + t.nbytes()};
+}
+
+// An op's f32 input and its output (f32, or any float dtype when float_out) of one shape, on
+// one device.
+void need_pair(const char* op, const Tensor& in, const Tensor& out, bool float_out) {
+  need_tensor(op, "input", in, 0, false);
+  need_tensor(op, "output", out, 0, float_out);
+  if (!(in.shape() == out.shape()))
+    fail(ErrorCode::kInvalidArgument, "{}: shapes {} and {} differ", op, in.describe(),
+         out.describe());
+  same_device(op, in, out);
+}
+
 // Sequence i of attention_seqs: K/V well formed, like sequence 0's, rows in range.
 // kv_quant: bits ≠ 0 when K/V are quantized rows (already checked by check_kv_row_quant).
 void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i,
@@ -327,11 +344,7 @@ void check_gated_fused(const Tensor& gate_up, const Tensor& out) {
   need_dim(op, "gate_up columns", gate_up.dim(1), 2 * out.dim(1));
   same_device(op, gate_up, out);
   if (out.dim(0) > 0 && out.dim(1) > 0)
-    need_disjoint(op, "gate_up and out",
-                  {{reinterpret_cast<uintptr_t>(gate_up.raw()),
-                    reinterpret_cast<uintptr_t>(gate_up.raw()) + gate_up.nbytes()},
-                   {reinterpret_cast<uintptr_t>(out.raw()),
-                    reinterpret_cast<uintptr_t>(out.raw()) + out.nbytes()}});
+    need_disjoint(op, "gate_up and out", {bytes_of(gate_up), bytes_of(out)});
 }
 
 // q, k, v [n, heads, head_dim] f32 (k and v alike), qkv [n, their columns] f32, one device,
@@ -352,36 +365,20 @@ void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, con
   for (const Tensor* t : {&q, &k, &v}) same_device(op, qkv, *t);
   std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
   for (const Tensor* t : {&qkv, &q, &k, &v})
-    if (t->nbytes() > 0)
-      ranges.push_back({reinterpret_cast<uintptr_t>(t->raw()),
-                        reinterpret_cast<uintptr_t>(t->raw()) + t->nbytes()});
+    if (t->nbytes() > 0) ranges.push_back(bytes_of(*t));
   need_disjoint(op, "qkv, q, k and v", std::move(ranges));
   check_rope(q, positions, p);
   check_rope(k, positions, p);
 }
 
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {
-  need_tensor(op, "input", a, 0, false);
-  need_tensor(op, "output", b, 0, false);
-  if (!(a.shape() == b.shape()))
-    fail(ErrorCode::kInvalidArgument, "{}: shapes {} and {} differ", op, a.describe(),
-         b.describe());
-  same_device(op, a, b);
+  need_pair(op, a, b, false);
 }
 
 void check_output(const char* op, const Tensor& in, const Tensor& out) {
-  need_tensor(op, "input", in, 0, false);
-  need_tensor(op, "output", out, 0, true);
-  if (!(in.shape() == out.shape()))
-    fail(ErrorCode::kInvalidArgument, "{}: shapes {} and {} differ", op, in.describe(),
-         out.describe());
-  same_device(op, in, out);
+  need_pair(op, in, out, true);
   if (out.dtype() == DType::kF32 || out.nbytes() == 0 || in.nbytes() == 0) return;
-  need_disjoint(
-      op, "a rounded output and its input",
-      {{reinterpret_cast<uintptr_t>(in.raw()), reinterpret_cast<uintptr_t>(in.raw()) + in.nbytes()},
-       {reinterpret_cast<uintptr_t>(out.raw()),
-        reinterpret_cast<uintptr_t>(out.raw()) + out.nbytes()}});
+  need_disjoint(op, "a rounded output and its input", {bytes_of(in), bytes_of(out)});
 }
 
 void check_f32(const char* op, const Tensor& x) {

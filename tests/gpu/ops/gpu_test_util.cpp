@@ -7,6 +7,7 @@
 
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/matmul.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 
@@ -61,12 +62,10 @@ double rel_error(const Tensor& a, const Tensor& b) {
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
-FusedInputsScope::FusedInputsScope(bool on) : saved_(cuda::fused_inputs()) {
-  cuda::set_fused_inputs(on);
-}
+InvariantScope::InvariantScope(bool on)
+    : SwitchScope(&cuda::batch_invariant, &cuda::set_batch_invariant, on) {}
 
-FusedInputsScope::~FusedInputsScope() {
-  cuda::set_fused_inputs(saved_);
-}
+FusedInputsScope::FusedInputsScope(bool on)
+    : SwitchScope(&cuda::fused_inputs, &cuda::set_fused_inputs, on) {}
 
 }  // namespace cairn::gpu_test

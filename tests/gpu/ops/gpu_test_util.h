@@ -31,16 +31,26 @@ Tensor poisoned_device(const Shape& shape, DType dtype);
 // ‖a − b‖₂ / ‖b‖₂ over f32 host tensors; +inf if any element of a is not finite.
 double rel_error(const Tensor& a, const Tensor& b);
 
-// The CUDA table's fused inputs (backend/cuda/cuda_ops.h) set for a scope, then restored.
-class FusedInputsScope {
+// A process-wide switch set for a scope, then restored.
+class SwitchScope {
  public:
-  explicit FusedInputsScope(bool on);
-  ~FusedInputsScope();
-  FusedInputsScope(const FusedInputsScope&) = delete;
-  FusedInputsScope& operator=(const FusedInputsScope&) = delete;
+  SwitchScope(bool (*get)(), void (*set)(bool), bool on) : set_(set), saved_(get()) { set(on); }
+  ~SwitchScope() { set_(saved_); }
+  SwitchScope(const SwitchScope&) = delete;
+  SwitchScope& operator=(const SwitchScope&) = delete;
 
  private:
+  void (*set_)(bool);
   bool saved_;
+};
+
+// The batch-invariant switch (backend/cuda/matmul.h).
+struct InvariantScope : SwitchScope {
+  explicit InvariantScope(bool on);
+};
+// The CUDA table's fused inputs (backend/cuda/cuda_ops.h).
+struct FusedInputsScope : SwitchScope {
+  explicit FusedInputsScope(bool on);
 };
 
 }  // namespace cairn::gpu_test

@@ -18,23 +18,12 @@
 namespace cairn {
 namespace {
 
+using gpu_test::InvariantScope;
 using gpu_test::poisoned_device;
 using gpu_test::random_host;
 using gpu_test::rel_error;
 using gpu_test::to_device;
 using gpu_test::to_host;
-
-// Sets the switch for one scope, then restores it.
-class InvariantScope {
- public:
-  explicit InvariantScope(bool on) : saved_(cuda::batch_invariant()) {
-    cuda::set_batch_invariant(on);
-  }
-  ~InvariantScope() { cuda::set_batch_invariant(saved_); }
-
- private:
-  bool saved_;
-};
 
 double tolerance(DType w) {
   return w == DType::kF32 ? 1e-5 : 1e-2;

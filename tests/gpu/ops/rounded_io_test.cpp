@@ -27,15 +27,6 @@ Tensor rounded(const Tensor& t, DType dtype) {
   return r;
 }
 
-class SwitchScope {
- public:
-  explicit SwitchScope(bool on) : saved_(cuda::batch_invariant()) { cuda::set_batch_invariant(on); }
-  ~SwitchScope() { cuda::set_batch_invariant(saved_); }
-
- private:
-  bool saved_;
-};
-
 TEST(GpuRoundedIo, NormsWriteTheirF32OutputRounded) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(71);
@@ -112,7 +103,7 @@ TEST(GpuRoundedIo, ProductsOverRoundedXGiveTheBitsOfF32X) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(73);
   for (bool invariant : {true, false}) {
-    SwitchScope scope(invariant);
+    InvariantScope scope(invariant);
     FusedInputsScope fused(true);
     expect_same_products(4096, 4096, DType::kBF16, {1, 5, 17, 64, 200}, rng);
     expect_same_products(300, 1040, DType::kBF16, {1, 9, 300}, rng);
@@ -129,17 +120,17 @@ TEST(GpuRoundedIo, InputDtypeFollowsTheSwitches) {
   const Tensor odd_k = to_device(random_host({64, 40}, DType::kBF16, rng));
   {
     FusedInputsScope fused(false);
-    SwitchScope on(true);
+    InvariantScope on(true);
     EXPECT_EQ(ops::matmul_input_dtype(bf16), DType::kF32);  // the table leaves it out
   }
   FusedInputsScope fused(true);
   {
-    SwitchScope on(true);
+    InvariantScope on(true);
     EXPECT_EQ(ops::matmul_input_dtype(bf16), DType::kBF16);
     EXPECT_EQ(ops::matmul_input_dtype(f32), DType::kF32);
     EXPECT_EQ(ops::matmul_input_dtype(odd_k), DType::kF32);  // not the tensor-core GEMM's
   }
-  SwitchScope off(false);
+  InvariantScope off(false);
   EXPECT_EQ(ops::matmul_input_dtype(bf16), DType::kF32);
 }
 
