@@ -48,6 +48,9 @@ void tier_lines(std::string& out, const EngineStats& s) {
        d(s.host_cache_bytes));
   line(out, "gauge", "cairn_host_cache_pages", "pages in the host-RAM prefix tier",
        d(s.host_cache_pages));
+  line(out, "gauge", "cairn_host_cache_memory_bytes",
+       "host memory the host-RAM tier has allocated (in chunks, kept for reuse)",
+       d(s.host_cache_memory_bytes));
   line(out, "counter", "cairn_host_cache_evictions_total",
        "pages the host-RAM tier passed on to the SSD tier (or dropped without one)",
        d(s.host_cache_evictions));

@@ -211,6 +211,7 @@ void HttpServer::Impl::health(const Request&, Response& res) {
         {"hit_tokens", st.prefix_hit_tokens},
         {"host_bytes", st.host_cache_bytes},
         {"host_pages", st.host_cache_pages},
+        {"host_memory_bytes", st.host_cache_memory_bytes},
         {"host_restored_pages", st.host_restored_pages},
         {"host_restore_mb_per_s",
          st.host_restore_seconds > 0

@@ -16,6 +16,7 @@ for name in red blue green grey; do
 done
 curl -s "$URL/metrics" >"$OUT/r"
 check "metrics: pages in the host tier" '[float(l.split()[1]) for l in t.splitlines() if l.startswith("cairn_host_cache_pages ")][0] > 0'
+check "metrics: the tier's memory holds its bytes" 'float(re.search(r"^cairn_host_cache_memory_bytes (\S+)", t, re.M).group(1)) >= float(re.search(r"^cairn_host_cache_bytes (\S+)", t, re.M).group(1)) > 0'
 curl -s "$URL/v1/completions" -d "$(story red)" >"$OUT/r"
 check "repeat: prompt served from the host tier" 'json.loads(t)["usage"]["prompt_tokens_details"]["cached_tokens"] > 0'
 python3 -c "import json,sys; a=json.load(open('$OUT/first')); b=json.load(open('$OUT/r')); sys.exit(0 if a['choices'][0]['text'] == b['choices'][0]['text'] else 1)" \

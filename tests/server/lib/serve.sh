@@ -16,7 +16,7 @@ start_serve() {
 }
 fails=0
 check() {
-  if python3 -c "import json,sys; t=open('$OUT/r').read(); sys.exit(0 if ($2) else 1)"; then
+  if python3 -c "import json,re,sys; t=open('$OUT/r').read(); sys.exit(0 if ($2) else 1)"; then
     echo "ok   $1"
   else
     echo "FAIL $1: $(head -c 600 "$OUT/r")"; fails=$((fails + 1))
