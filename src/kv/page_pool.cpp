@@ -4,6 +4,7 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#include "kv/prefault.h"
 
 namespace cairn {
 
@@ -77,7 +78,10 @@ std::shared_ptr<Storage> PagePool::new_page(Arena& a, bool zeroed) {
   if (on_host()) {
     if (!a.slabs) a.slabs = std::make_unique<HostSlabs>(bytes);
     std::shared_ptr<Storage> m = a.slabs->allocate();
-    if (zeroed) std::memset(m->data(), 0, n);
+    if (zeroed)
+      std::memset(m->data(), 0, n);
+    else
+      prefault_async(m);  // its writes to come find the memory mapped
     return m;
   }
   DeviceBackend& dev = device_backend(device_.kind);

@@ -47,8 +47,9 @@ class PagePool {
   bool can_allocate(int32_t arena, int64_t n) const;
   // Apply: n new pages (ref 1, zeroed). Error(kOutOfMemory) when they do not fit.
   // `zeroed` false (host pools): the bytes are left as they are, for a caller that writes
-  // every byte before anything reads the page; a page released unwritten is zeroed again
-  // when it is next allocated zeroed, like any other.
+  // every byte before anything reads the page (its memory is faulted in on a background
+  // thread meanwhile: prefault.h); a page released unwritten is zeroed again when it is
+  // next allocated zeroed, like any other.
   std::vector<int32_t> allocate(int32_t arena, int64_t n, bool zeroed = true);
   int32_t allocate_one(int32_t arena, bool zeroed = true) { return allocate(arena, 1, zeroed)[0]; }
   void retain(int32_t arena, int32_t page) { arena_at(arena).meta.retain(page); }
