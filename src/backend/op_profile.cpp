@@ -96,7 +96,6 @@ OpTable timed_table(const OpTable& inner) {
   CAIRN_OP_ENTRIES(CAIRN_TIMED)
 #undef CAIRN_TIMED
   t.matmul_input_dtype = inner.matmul_input_dtype;  // a query, not an op: passed through
-  t.rounded_io = inner.rounded_io;
   return t;
 }
 

@@ -41,11 +41,10 @@ struct OpTable {
   void (*split_columns)(const Tensor& x, std::span<Tensor* const> parts) = nullptr;
   void (*sample_rows)(Tensor& logits, std::span<const SampleRow> rows,
                       const SampleOutputs& out) = nullptr;
-  // Optional: matmul_input_dtype's answer for w (empty: f32). A table that sets it, or sets
-  // rounded_io, takes x of w's dtype in matmul and writes bf16/f16 y and out in rms_norm,
-  // add_rms_norm and the gated activations; without rounded_io ops.cpp converts around them.
+  // Optional: matmul_input_dtype's answer for w. A table that sets it takes x of w's dtype in
+  // matmul and writes bf16/f16 y and out in rms_norm, add_rms_norm and the gated
+  // activations; without it (f32 answers) ops.cpp converts around those entries.
   DType (*matmul_input_dtype)(const Tensor& w) = nullptr;
-  bool rounded_io = false;
   // Optional fused forms: when empty, ops.cpp runs the ops they fuse.
   void (*add_rms_norm)(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) = nullptr;
   void (*split_rope)(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,

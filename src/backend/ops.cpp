@@ -10,21 +10,23 @@
 namespace cairn::ops {
 namespace {
 
-// An output of bf16/f16 that the table's entry cannot write: computed in f32, then rounded.
-bool rounded_here(const OpTable& t, const Tensor& out) {
-  return out.dtype() != DType::kF32 && !t.rounded_io;
+// A table whose products take rounded inputs writes them rounded too (op_table.h).
+bool rounds(const OpTable& t) {
+  return t.matmul_input_dtype != nullptr;
 }
 
 Tensor f32_like(const Tensor& t) {
   return empty_on(t.device(), t.shape(), DType::kF32);
 }
 
-// add_rms_norm in f32 (y f32, or bf16/f16 for a rounded_io table).
-void add_then_norm(const OpTable& t, Tensor& x, const Tensor& r, const Tensor& w, float eps,
-                   Tensor& y) {
-  if (t.add_rms_norm) return t.add_rms_norm(x, r, w, eps, y);
-  t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
-  t.rms_norm(x, w, eps, y);
+// op(out), or, for a bf16/f16 out that the table's entries do not write, op into f32 then
+// rounded into out.
+template <typename Op>
+void into(const OpTable& t, Tensor& out, Op op) {
+  if (out.dtype() == DType::kF32 || rounds(t)) return op(out);
+  Tensor out32 = f32_like(out);
+  op(out32);
+  t.convert(out32, out);
 }
 
 }  // namespace
@@ -32,7 +34,7 @@ void add_then_norm(const OpTable& t, Tensor& x, const Tensor& r, const Tensor& w
 void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   check_matmul(x, w, bias, y);
   const OpTable& t = op_table(y.device().kind);
-  if (x.dtype() == DType::kF32 || t.rounded_io) return t.matmul(x, w, bias, y);
+  if (x.dtype() == DType::kF32 || rounds(t)) return t.matmul(x, w, bias, y);
   Tensor x32 = f32_like(x);  // exact: every bf16/f16 value is an f32 value
   t.convert(x, x32);
   t.matmul(x32, w, bias, y);
@@ -41,7 +43,7 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
 DType matmul_input_dtype(const Tensor& w) {
   if (!w.defined()) return DType::kF32;
   const OpTable& t = op_table(w.device().kind);
-  return t.matmul_input_dtype ? t.matmul_input_dtype(w) : DType::kF32;
+  return rounds(t) ? t.matmul_input_dtype(w) : DType::kF32;
 }
 
 void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y) {
@@ -52,10 +54,7 @@ void embedding(const Tensor& table, std::span<const int32_t> ids, Tensor& y) {
 void rms_norm(const Tensor& x, const Tensor& w, float eps, Tensor& y) {
   check_norm("rms_norm", x, w, nullptr, y);
   const OpTable& t = op_table(y.device().kind);
-  if (!rounded_here(t, y)) return t.rms_norm(x, w, eps, y);
-  Tensor y32 = f32_like(y);
-  t.rms_norm(x, w, eps, y32);
-  t.convert(y32, y);
+  into(t, y, [&](Tensor& out) { t.rms_norm(x, w, eps, out); });
 }
 
 void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Tensor& y) {
@@ -96,19 +95,13 @@ void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tens
   check_output("gated_activation", gate, out);
   check_output("gated_activation", up, out);
   const OpTable& t = op_table(out.device().kind);
-  if (!rounded_here(t, out)) return t.gated_activation(gate, up, act, out);
-  Tensor out32 = f32_like(out);
-  t.gated_activation(gate, up, act, out32);
-  t.convert(out32, out);
+  into(t, out, [&](Tensor& o) { t.gated_activation(gate, up, act, o); });
 }
 
 void gated_activation_fused(const Tensor& gate_up, Activation act, Tensor& out) {
   check_gated_fused(gate_up, out);
   const OpTable& t = op_table(out.device().kind);
-  if (!rounded_here(t, out)) return t.gated_activation_fused(gate_up, act, out);
-  Tensor out32 = f32_like(out);
-  t.gated_activation_fused(gate_up, act, out32);
-  t.convert(out32, out);
+  into(t, out, [&](Tensor& o) { t.gated_activation_fused(gate_up, act, o); });
 }
 
 void add(const Tensor& a, const Tensor& b, Tensor& y) {
@@ -123,10 +116,11 @@ void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor
   if (y.raw() == x.raw() || y.raw() == r.raw())
     fail(ErrorCode::kInvalidArgument, "add_rms_norm: y must not alias x or r");
   const OpTable& t = op_table(y.device().kind);
-  if (!rounded_here(t, y)) return add_then_norm(t, x, r, w, eps, y);
-  Tensor y32 = f32_like(y);
-  add_then_norm(t, x, r, w, eps, y32);
-  t.convert(y32, y);
+  into(t, y, [&](Tensor& out) {
+    if (t.add_rms_norm) return t.add_rms_norm(x, r, w, eps, out);
+    t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
+    t.rms_norm(x, w, eps, out);
+  });
 }
 
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,

@@ -58,7 +58,6 @@ ops::OpTable cuda_table() {
   if (fused_inputs()) {
     t.split_rope = &split_rope;
     t.matmul_input_dtype = &matmul_input_dtype;
-    t.rounded_io = true;
   }
   return t;
 }

@@ -96,50 +96,59 @@ __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
   }
 }
 
+// What both launches share: a row of the grid per token, its `work` items (rotated pairs, or
+// output columns) over up to 64 blocks of kRopeThreads, the positions and frequencies uploaded,
+// and shared memory for the token's cos/sin table. Checks that the sizes fit one launch.
+struct RopeLaunch {
+  dim3 grid;
+  size_t shared_bytes = 0;
+  const int32_t* positions = nullptr;
+  const float* inv_freq = nullptr;
+  int half = 0;
+};
+
+RopeLaunch rope_launch(const char* op, const Tensor& x, int64_t work,
+                       std::span<const int32_t> positions, const ops::RopeParams& p) {
+  const int64_t n_tokens = x.dim(0);
+  RopeLaunch l;
+  l.half = p.rotary_dim / 2;
+  if (n_tokens > 0x7fffffff || work > 0x7fffffff || x.dim(-1) > 0x7fffffff)
+    invalid_argument(op, x.describe() + " is too large for one launch");
+  if (static_cast<size_t>(l.half) * 2 * sizeof(float) > 48 * 1024)
+    invalid_argument(op, "rotary_dim " + std::to_string(p.rotary_dim) + " is over 12288");
+  l.positions = upload(positions);
+  l.inv_freq = upload(p.inv_freq);
+  l.shared_bytes = static_cast<size_t>(l.half) * 2 * sizeof(float);
+  const int64_t parts = std::min<int64_t>((work + kRopeThreads - 1) / kRopeThreads, 64);
+  l.grid =
+      dim3(static_cast<unsigned>(n_tokens), static_cast<unsigned>(std::max<int64_t>(parts, 1)));
+  return l;
+}
+
 }  // namespace
 
 void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& p) {
-  const int64_t n_tokens = x.dim(0), n_heads = x.dim(1), head_dim = x.dim(2);
-  const int half = p.rotary_dim / 2;
-  if (n_tokens == 0 || n_heads == 0) return;
-  if (n_tokens > 0x7fffffff || n_heads * half > 0x7fffffff || head_dim > 0x7fffffff)
-    invalid_argument("rope", x.describe() + " is too large for one launch");
-  if (static_cast<size_t>(half) * 2 * sizeof(float) > 48 * 1024)
-    invalid_argument("rope", "rotary_dim " + std::to_string(p.rotary_dim) + " is over 12288");
-  const int32_t* dev_positions = upload(positions);
-  const float* dev_inv_freq = upload(p.inv_freq);
-  const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
-  const int64_t parts = std::min<int64_t>((n_heads * half + kRopeThreads - 1) / kRopeThreads, 64);
-  const dim3 grid(static_cast<unsigned>(n_tokens),
-                  static_cast<unsigned>(std::max<int64_t>(parts, 1)));
-  rope_kernel<<<grid, kRopeThreads, shared_bytes, stream()>>>(
-      x.data<float>(), dev_positions, dev_inv_freq, half, static_cast<int>(n_heads),
+  const int64_t n_heads = x.dim(1), head_dim = x.dim(2);
+  if (x.dim(0) == 0 || n_heads == 0) return;
+  const RopeLaunch l = rope_launch("rope", x, n_heads * (p.rotary_dim / 2), positions, p);
+  rope_kernel<<<l.grid, kRopeThreads, l.shared_bytes, stream()>>>(
+      x.data<float>(), l.positions, l.inv_freq, l.half, static_cast<int>(n_heads),
       static_cast<int>(head_dim), p.attention_factor, p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("rope_kernel");
 }
 
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops::RopeParams& p,
                 Tensor& q, Tensor& k, Tensor& v) {
-  const int64_t n_tokens = qkv.dim(0), width = qkv.dim(1);
-  const int half = p.rotary_dim / 2;
-  if (n_tokens == 0 || width == 0) return;
-  if (n_tokens > 0x7fffffff || width > 0x7fffffff)
-    invalid_argument("split_rope", qkv.describe() + " is too large for one launch");
-  if (static_cast<size_t>(half) * 2 * sizeof(float) > 48 * 1024)
-    invalid_argument("split_rope", "rotary_dim " + std::to_string(p.rotary_dim) + " is over 12288");
+  if (qkv.dim(0) == 0 || qkv.dim(1) == 0) return;
+  const RopeLaunch l = rope_launch("split_rope", qkv, qkv.dim(1), positions, p);
   const QkvHeads o{q.data<float>(),
                    k.data<float>(),
                    v.data<float>(),
                    static_cast<int>(q.dim(1)),
                    static_cast<int>(k.dim(1)),
                    static_cast<int>(q.dim(2))};
-  const int32_t* dev_positions = upload(positions);
-  const float* dev_inv_freq = upload(p.inv_freq);
-  const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
-  const int64_t parts = std::min<int64_t>((width + kRopeThreads - 1) / kRopeThreads, 64);
-  const dim3 grid(static_cast<unsigned>(n_tokens), static_cast<unsigned>(parts));
-  split_rope_kernel<<<grid, kRopeThreads, shared_bytes, stream()>>>(
-      qkv.data<float>(), o, dev_positions, dev_inv_freq, half, p.attention_factor,
+  split_rope_kernel<<<l.grid, kRopeThreads, l.shared_bytes, stream()>>>(
+      qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor,
       p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("split_rope_kernel");
 }
