@@ -94,6 +94,9 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
   cmd.add_option("--spill-queue-bytes", f.spill_queue_bytes,
                  "pages waiting to be written to the SSD tier at most (older ones are dropped)")
       ->capture_default_str();
+  cmd.add_flag("--no-restore-overlap{false}", o.restore_overlap,
+               "restore a prompt's pages from the SSD tier before the request runs, instead of "
+               "computing the rest of the prompt while its later layers are still being read");
   cmd.add_option("--generation-checkpoint", o.generation_checkpoint_tokens,
                  "every N emitted tokens, checkpoint the generation under --ssd-cache so that an "
                  "identical request resumes it after a crash (0 = off)")

@@ -3,7 +3,7 @@
 // does. Canonical: the prompt ids, max_tokens, every sampling and processor
 // parameter, the stop ids and strings, logprobs, skip_special, the seed or
 // "server-chosen", the model fingerprint and the KV scheme, each written in a
-// fixed order with its length (docs/durability.md).
+// fixed order with its length (docs/checkpoints.md).
 #pragma once
 
 #include <string_view>

@@ -40,9 +40,13 @@ struct EngineOptions {
   int64_t ssd_cache_max_bytes = int64_t{16} << 30;
   int64_t spill_queue_bytes = int64_t{256} << 20;  // write-behind cap
   int32_t restore_threads = 4;                     // SSD reads in flight
+  // Restores overlapped with the rest of the prompt: the request runs once every
+  // page's first layers are in, its forward waiting layer by layer for the rest
+  // (host pages; docs/durability.md). false: it waits for every page first.
+  bool restore_overlap = true;
   // Generation checkpoints (needs ssd_cache_dir): every N emitted tokens a
   // running generation's state goes to disk, and an identical request after a
-  // crash or restart resumes it (docs/durability.md). 0 = off.
+  // crash or restart resumes it (docs/checkpoints.md). 0 = off.
   int32_t generation_checkpoint_tokens = 0;
   // Names the weights, config and tokenizer: folded into prefix-cache keys so
   // two models never share pages (registry: model_fingerprint()).
@@ -72,9 +76,16 @@ struct EngineStats {
   // SSD tier and spill queue (zero without --ssd-cache).
   int64_t ssd_files = 0, ssd_bytes = 0, ssd_corrupt = 0;
   int64_t ssd_restored_pages = 0, ssd_restore_bytes = 0;
-  double ssd_restore_seconds = 0;       // read and verify, summed over reads
-  double ssd_restore_wall_seconds = 0;  // from a restore's start until its request was queued
-  double ssd_restore_copy_seconds = 0;  // of that, copying pages into the pool (engine thread)
+  double ssd_restore_seconds = 0;  // read and verify, summed over reads
+  // From a restore's start until its request was queued (a layer-wise one:
+  // until its last part was read and checked, the request running meanwhile).
+  double ssd_restore_wall_seconds = 0;
+  // Of that, the engine thread's part: copying pages into the pool (layer-wise:
+  // the readers copy, the engine thread only enters the pages in the RAM tier).
+  double ssd_restore_copy_seconds = 0;
+  // Sequences cut back after their forward because a page they attended, still
+  // arriving, failed its check (they computed those positions again).
+  int64_t ssd_restore_cut_backs = 0;
   int64_t spill_pending_items = 0, spill_pending_bytes = 0;
   int64_t spill_written = 0, spill_dropped = 0, spill_failed = 0;
   // Generation checkpoints (zero without --generation-checkpoint).

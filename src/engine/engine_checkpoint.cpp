@@ -1,4 +1,4 @@
-// Generation checkpoints seen from the engine (docs/durability.md). Every N
+// Generation checkpoints seen from the engine (docs/checkpoints.md). Every N
 // emitted tokens the engine thread copies what is not yet on disk (full KV
 // pages) and enqueues one job on the checkpoint queue: its worker writes the
 // pages (prompt-only pages into the prefix tier, pages holding emitted tokens

@@ -232,6 +232,7 @@ void Engine::Loop::run() {
     } catch (const std::exception& e) {
       fail_running(e.what());
     }
+    poll_restores();  // a layer-wise restore a step waited for is over: counted before the stats
     reap();
     update_stats();
   }
@@ -284,6 +285,11 @@ void Engine::Loop::attach_prefix(ActiveRequest& a, const Admission& adm) {
   }
   const int64_t boundary = budget_.chunk_boundary();
   if (boundary > 0 && !a.quantized && m.n_tokens >= boundary) {
+    // The conversion reads every page: pages still arriving must be in first
+    // (a failed one cuts the sequence back after its step, to the start).
+    std::vector<std::shared_ptr<LayerGate>> gates = kv_.take_gates(adm.slot);
+    for (const std::shared_ptr<LayerGate>& g : gates) g->wait_all();
+    for (std::shared_ptr<LayerGate>& g : gates) kv_.add_gate(adm.slot, std::move(g));
     // What computing these positions would have done on crossing quant_start.
     kv_.quantize_now(adm.slot);
     a.quantized = true;

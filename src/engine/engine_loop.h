@@ -16,6 +16,7 @@
 #include "model/tp/sharded_kv.h"
 #include "prefix/checkpoint_store.h"
 #include "prefix/host_tier.h"
+#include "prefix/layered_restore.h"
 #include "prefix/prefix_cache.h"
 #include "prefix/spill_queue.h"
 #include "prefix/ssd_restorer.h"
@@ -102,7 +103,14 @@ class Engine::Loop {
     std::chrono::steady_clock::time_point started;
     // [pages][n_groups] pool pages allocated when the reads start (their first
     // touches overlap the reads; copies then go into memory already mapped), -1: none.
+    // A layer-wise restore's readers write into them (the restore's references).
     std::vector<std::vector<int32_t>> spare;
+    // Layer-wise (engine_layered.cpp): the request is queued once every page's
+    // header and first layers are in, its pages entering the RAM tier pending.
+    std::shared_ptr<LayeredRestore> layered;
+    std::vector<PageKey> keys;  // the chain being read
+    bool queued = false;        // the request went to the scheduler (or was cancelled)
+    size_t inserted = 0;        // pages inserted pending
   };
   void open_tiers(const std::string& scheme);
   // Host-RAM tier (engine_host_tier.cpp).
@@ -118,11 +126,24 @@ class Engine::Loop {
   // Starts restoring a new request's prefix past what RAM holds; false when
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
-  void poll_restores();                   // queues the requests whose restores settled
+  void poll_restores();  // queues the requests whose restores settled
+  // Layer-wise restores (engine_layered.cpp): whether a chain of tier t ending
+  // at end_tokens may be restored overlapping the prompt, then the restore.
+  bool overlaps(const Tier& t, int64_t end_tokens) const;
+  void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page);
+  bool allocate_layered(Restore& r, std::vector<PageKey>& keys);
+  LayeredPlan layered_plan(const Restore& r, int64_t first_page);
+  bool poll_layered(Restore& r);  // true once it is over
+  void queue_layered(Restore& r, ActiveRequest& a);
+  // After a forward: sequences whose attached pages failed a check past where
+  // they computed are cut back to the failure; returns them (they sample nothing).
+  std::vector<const Sequence*> cut_back_failed(const StepPlan& plan);
+  void cut_back(ActiveRequest& a, int64_t position);
   std::function<void()> restore_waker();  // for SsdRestorer::submit: wakes this thread
   bool quantized_tier(const Tier& t) const { return t.ns == ns_quant_ && ns_quant_ != ns_full_; }
   void allocate_spare(Restore& r);  // r.spare for its pages' full-attention groups
   void release_spare(Restore& r);
+  void release_spare_page(Restore& r, size_t i);
   bool rekey_restored(const Restore& r, size_t i, const ActiveRequest& a, PageRecord& rec) const;
   void fill_tier_stats(EngineStats& s) const;
   // Generation checkpoints (engine_checkpoint.cpp).

@@ -21,17 +21,26 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   Tensor logits = on_device ? empty_on(model_.device(), {n_rows, vocab}, DType::kF32)
                             : Tensor::empty({n_rows, vocab}, DType::kF32);
   model_.forward(batch, kv_view(), logits);
+  // Sequences that attended restored pages which then failed a check compute
+  // those positions again: nothing of this step is theirs.
+  const std::vector<const Sequence*> cut = cut_back_failed(plan);
+  const auto was_cut = [&](const Sequence* s) {
+    return std::find(cut.begin(), cut.end(), s) != cut.end();
+  };
   // Publish first: a sequence that finishes at this step's token still leaves
   // its full pages (its prompt's, at least) to the prefix cache.
-  for (const ChunkPlan& c : plan.chunks) publish(active(c.seq));
+  for (const ChunkPlan& c : plan.chunks)
+    if (!was_cut(c.seq)) publish(active(c.seq));
   std::vector<ActiveRequest*> rows;  // logits row i samples for rows[i]
   for (const ChunkPlan& c : plan.chunks)
     if (c.sample) rows.push_back(&active(c.seq));
+  CAIRN_CHECK(!on_device || cut.empty(), "a cut-back sequence on a device-sampled step");
   if (on_device) return sample_on_device(rows, logits);
   for (size_t i = 0; i < rows.size(); ++i)
-    sample_row(*rows[i],
-               std::span<const float>(logits.data<float>() + static_cast<int64_t>(i) * vocab,
-                                      static_cast<size_t>(vocab)));
+    if (!was_cut(&rows[i]->seq))
+      sample_row(*rows[i],
+                 std::span<const float>(logits.data<float>() + static_cast<int64_t>(i) * vocab,
+                                        static_cast<size_t>(vocab)));
 }
 
 // Names the sequence's newly full pages in the prefix cache. A sequence that
@@ -100,7 +109,9 @@ void Engine::Loop::update_stats() {
   stats_ = counts_;
   stats_.requests_submitted = submitted;
   stats_.requests_rejected = rejected;
-  n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size() + restoring_.size());
+  const auto n_restoring = std::count_if(restoring_.begin(), restoring_.end(),
+                                         [](const Restore& r) { return !r.queued; });
+  n_waiting_ = static_cast<int64_t>(inbox_.size() + sched_.waiting().size()) + n_restoring;
   stats_.n_waiting = n_waiting_;
   stats_.n_running = static_cast<int64_t>(sched_.running().size());
   // Pages are logical (one id in every shard); bytes are summed over shards.

@@ -98,7 +98,15 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   }
   if (best_keys.empty()) return false;
   best.id = a.seq.id;
+  best.parent = parent;
   best.started = std::chrono::steady_clock::now();
+  const auto end = static_cast<int64_t>(have + std::ssize(best_keys)) * page;
+  if (overlaps(*best.tier, end)) {
+    begin_layered(best, std::move(best_keys), have);
+    if (!best.layered) return false;  // no room for a page
+    restoring_.push_back(std::move(best));
+    return true;
+  }
   best.handle = best.tier->restorer->submit(std::move(best_keys), {}, restore_waker());
   allocate_spare(best);
   restoring_.push_back(std::move(best));
@@ -121,11 +129,16 @@ void Engine::Loop::allocate_spare(Restore& r) {
 }
 
 void Engine::Loop::release_spare(Restore& r) {
-  const bool quantized = quantized_tier(*r.tier);
-  for (std::vector<int32_t>& page : r.spare)
-    for (size_t g = 0; g < page.size(); ++g)
-      if (page[g] >= 0) kv_.release_page(kv_.group_arena(static_cast<int>(g), quantized), page[g]);
+  for (size_t i = 0; i < r.spare.size(); ++i) release_spare_page(r, i);
   r.spare.clear();
+}
+
+void Engine::Loop::release_spare_page(Restore& r, size_t i) {
+  const bool quantized = quantized_tier(*r.tier);
+  std::vector<int32_t>& page = r.spare[i];
+  for (size_t g = 0; g < page.size(); ++g)
+    if (page[g] >= 0) kv_.release_page(kv_.group_arena(static_cast<int>(g), quantized), page[g]);
+  std::fill(page.begin(), page.end(), -1);
 }
 
 std::function<void()> Engine::Loop::restore_waker() {
@@ -143,6 +156,7 @@ std::function<void()> Engine::Loop::restore_waker() {
 // for the next read); the request is queued once every page settled.
 void Engine::Loop::poll_restores() {
   std::erase_if(restoring_, [&](Restore& r) {
+    if (r.layered) return poll_layered(r);
     const auto it = active_.find(r.id);
     if (it == active_.end() || it->second->finished) {  // cancelled meanwhile
       r.handle->cancel();

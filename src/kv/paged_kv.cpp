@@ -172,6 +172,7 @@ void PagedKvState::append_and_attend(int il, const ForwardBatch& batch, const Te
   for (const SeqSpan& span : batch.spans) {
     if (span.n_tokens == 0) continue;
     Sequence& s = seq_for(span.seq_slot);
+    for (const std::shared_ptr<LayerGate>& gate : s.gates) gate->wait_layer(il);
     write_rows(s, il, span, batch, k, v);
     attend(s, il, span, batch, q, p, out);
     after_layer(s, il);

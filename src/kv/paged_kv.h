@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kv/kv_format.h"
+#include "kv/layer_gate.h"
 #include "kv/page_layout.h"
 #include "kv/page_pool.h"
 #include "model/config.h"
@@ -110,6 +111,14 @@ class PagedKvState final : public KvView {
   // hole that does not fit; the pages must be live pages of this state's arenas.
   void adopt(int32_t slot, const std::vector<std::vector<int32_t>>& pages, int64_t n_tokens,
              bool quantized, int64_t min_reusable);
+  // Whether trim(slot, n_keep) would succeed (a sliding group still holds what it needs).
+  bool can_trim(int32_t slot, int64_t n_keep) const;
+  // The forward waits on gate before it reads each layer of slot's pages (pages
+  // attached while a restore still fills them: layer_gate.h). Gates go with
+  // take_gates, free_sequence, or when the slot is emptied.
+  void add_gate(int32_t slot, std::shared_ptr<LayerGate> gate);
+  std::vector<std::shared_ptr<LayerGate>> take_gates(int32_t slot);
+  bool has_gates(int32_t slot) const;
   // Converts slot to its quantized formats now (what crossing quant_start does).
   void quantize_now(int32_t slot);
 
@@ -154,6 +163,7 @@ class PagedKvState final : public KvView {
   // when it does not fit the budget; its bytes [page_bytes(arena)], zeroed unless
   // `zeroed` is false (PagePool::allocate: the caller writes every byte first).
   int32_t group_arena(int g, bool quantized) const;
+  const PageLayout& page_layout(int g, bool quantized) const;
   int32_t allocate_page(int32_t arena, bool zeroed = true);
   // Shard 0's page bytes; host pools only (a device address otherwise: use read_page).
   uint8_t* page_data(int32_t arena, int32_t page) { return pool_.data(arena, page); }
@@ -180,6 +190,7 @@ class PagedKvState final : public KvView {
     std::vector<GroupState> groups;
     bool quantized = false;
     int64_t min_reusable = 0;
+    std::vector<std::shared_ptr<LayerGate>> gates;  // waited on before each layer
   };
 
   Sequence& seq_for(int32_t slot);

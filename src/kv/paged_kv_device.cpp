@@ -105,6 +105,7 @@ void PagedKvState::append_and_attend_device(int il, const ForwardBatch& batch, c
   for (const SeqSpan& span : batch.spans) {
     if (span.n_tokens == 0) continue;
     Sequence& s = seq_for(span.seq_slot);
+    for (const std::shared_ptr<LayerGate>& gate : s.gates) gate->wait_layer(il);
     check_positions(s, il, span, batch);
     int64_t& len = s.n_layer[static_cast<size_t>(il)];
     ensure_pages(s, g, len, len + span.n_tokens);

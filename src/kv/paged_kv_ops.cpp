@@ -2,6 +2,7 @@
 // export and import (append and attention are in paged_kv.cpp).
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -31,6 +32,20 @@ int64_t PagedKvState::min_reusable_tokens(int32_t slot) const {
   return seq_at(slot).min_reusable;
 }
 
+void PagedKvState::add_gate(int32_t slot, std::shared_ptr<LayerGate> gate) {
+  std::vector<std::shared_ptr<LayerGate>>& gates = seq_for(slot).gates;
+  if (std::find(gates.begin(), gates.end(), gate) == gates.end()) gates.push_back(std::move(gate));
+}
+
+std::vector<std::shared_ptr<LayerGate>> PagedKvState::take_gates(int32_t slot) {
+  if (slot < 0 || static_cast<size_t>(slot) >= seqs_.size()) return {};
+  return std::exchange(seqs_[static_cast<size_t>(slot)].gates, {});
+}
+
+bool PagedKvState::has_gates(int32_t slot) const {
+  return !seq_at(slot).gates.empty();
+}
+
 void PagedKvState::release_from(Sequence& s, int g, size_t first_page) {
   GroupState& gs = s.groups[static_cast<size_t>(g)];
   for (size_t i = first_page; i < gs.pages.size(); ++i)
@@ -47,18 +62,24 @@ void PagedKvState::free_sequence(int32_t slot) {
   s = Sequence{};
 }
 
-void PagedKvState::trim(int32_t slot, int64_t n_keep) {
-  Sequence& s = seq_for(slot);
-  if (n_keep < 0 || n_keep > s.n_tokens)
-    fail(ErrorCode::kInvalidArgument, "trim of slot {} to {} positions; it holds {}", slot, n_keep,
-         s.n_tokens);
+bool PagedKvState::can_trim(int32_t slot, int64_t n_keep) const {
+  const Sequence& s = seq_at(slot);
+  if (n_keep < 0 || n_keep > s.n_tokens) return false;
+  if (!s.used) return true;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const int32_t w = groups_[g].group.window;
-    if (w > 0 && s.groups[g].released_below > std::max<int64_t>(0, n_keep - w))
-      fail(ErrorCode::kInvalidArgument,
-           "trim of slot {} to {}: window {} already released positions below {} (rollback {})",
-           slot, n_keep, w, s.groups[g].released_below, rollback_tokens_);
+    if (w > 0 && s.groups[g].released_below > std::max<int64_t>(0, n_keep - w)) return false;
   }
+  return true;
+}
+
+void PagedKvState::trim(int32_t slot, int64_t n_keep) {
+  Sequence& s = seq_for(slot);
+  if (!can_trim(slot, n_keep))
+    fail(ErrorCode::kInvalidArgument,
+         "trim of slot {} to {} positions: it holds {}, or a sliding window already released "
+         "positions the shorter sequence needs (rollback {})",
+         slot, n_keep, s.n_tokens, rollback_tokens_);
   for (size_t g = 0; g < groups_.size(); ++g)
     release_from(s, static_cast<int>(g),
                  static_cast<size_t>((n_keep + page_tokens_ - 1) / page_tokens_));
@@ -78,6 +99,7 @@ void PagedKvState::fork(int32_t src, int32_t dst, int64_t n) {
   const Sequence& s = seqs_[static_cast<size_t>(src)];  // after seq_for: no reallocation below
   d.n_tokens = n;
   std::fill(d.n_layer.begin(), d.n_layer.end(), n);
+  d.gates = s.gates;  // the shared pages may still be arriving
   d.quantized = s.quantized;
   d.min_reusable = s.min_reusable;
   const auto n_pages = static_cast<size_t>((n + page_tokens_ - 1) / page_tokens_);

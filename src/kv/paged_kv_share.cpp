@@ -127,6 +127,11 @@ int32_t PagedKvState::group_arena(int g, bool quantized) const {
   return quantized ? gi.quant_arena : gi.full_arena;
 }
 
+const PageLayout& PagedKvState::page_layout(int g, bool quantized) const {
+  const GroupInfo& gi = groups_.at(static_cast<size_t>(g));
+  return quantized ? gi.quant : gi.full;
+}
+
 // Every shard allocates alike (the same pool history in lockstep), so the ids agree.
 int32_t PagedKvState::allocate_page(int32_t arena, bool zeroed) {
   const int32_t id = pool_.can_allocate(arena, 1) ? pool_.allocate_one(arena, zeroed) : -1;

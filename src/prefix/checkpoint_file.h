@@ -6,7 +6,7 @@
 // KV pages on disk (page files of the prefix tier or of the checkpoint page
 // tier). It describes itself like a page file: magic, format version,
 // namespace (fingerprint, scheme, tag), header and file checksums. Byte layout:
-// docs/durability.md.
+// docs/checkpoints.md.
 #pragma once
 
 #include <cstdint>

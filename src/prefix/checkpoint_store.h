@@ -5,7 +5,7 @@
 // Thread-safe: find() runs on the caller's thread at submit, write() and
 // remove() on the checkpoint worker; nothing here runs on the engine thread. A
 // file that fails a check is a miss, logged (stderr and issues()) and removed.
-// See docs/durability.md.
+// See docs/checkpoints.md.
 #pragma once
 
 #include <cstdint>

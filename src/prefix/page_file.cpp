@@ -20,10 +20,11 @@ using le::Writer;
 constexpr char kMagic[8] = {'C', 'A', 'I', 'R', 'N', 'K', 'V', 'P'};
 constexpr size_t kFixedBytes = 120;  // through the reserved u32 after the string lengths
 constexpr size_t kGroupEntryBytes = 32;
-constexpr uint64_t kPayloadAlign = 64;
+constexpr uint64_t kPayloadAlign =
+    kPageFileAlign;  // a group's bytes start a block: ranged O_DIRECT reads
 // Bounds a header must respect before anything is allocated from it.
 constexpr int64_t kMaxPageTokens = int64_t{1} << 20;
-constexpr uint32_t kMaxGroups = 1024, kMaxString = 4096;
+constexpr uint32_t kMaxGroups = 1024, kMaxString = 4096, kMaxSegments = 1u << 16;
 constexpr uint64_t kMaxFileBytes = uint64_t{1} << 34;
 
 PageFileCheck bad(PageFileError e, std::string detail) {
@@ -34,7 +35,22 @@ std::string key_hex(const PageKey& k) {
   return fmt::format("{:016x}{:016x}", k.hi, k.lo);
 }
 
-// Fields after the fixed part: strings, tokens, group table. Sizes are bounded.
+// One group table entry's segment fields against its bytes.
+PageFileCheck check_group_entry(const PageFileHeader::Group& g, uint32_t present,
+                                uint32_t n_segments, size_t index) {
+  if (present > 1 || (present == 0) != (g.bytes == 0))
+    return bad(PageFileError::kBadHeader, "group present flag and bytes disagree");
+  const bool segments_fit =
+      g.bytes == 0 ? g.segment_bytes == 0 && n_segments == 0
+                   : g.segment_bytes > 0 && g.segment_bytes % kPageFileAlign == 0 &&
+                         n_segments == (g.bytes + g.segment_bytes - 1) / g.segment_bytes;
+  if (!segments_fit || n_segments > kMaxSegments)
+    return bad(PageFileError::kBadHeader, fmt::format("group {} segments do not fit", index));
+  return {};
+}
+
+// Fields after the fixed part: strings, tokens, group table, segment checksums.
+// Sizes are bounded before anything is allocated from them.
 PageFileCheck read_variable(Reader& r, uint32_t n_groups, const uint32_t lens[3],
                             PageFileHeader& h) {
   h.fingerprint = r.str(lens[0]);
@@ -45,12 +61,21 @@ PageFileCheck read_variable(Reader& r, uint32_t n_groups, const uint32_t lens[3]
   for (int32_t& t : h.tokens) t = static_cast<int32_t>(r.u32());
   r.align(8);
   h.groups.resize(n_groups);
-  for (PageFileHeader::Group& g : h.groups) {
+  std::vector<uint32_t> n_segments(n_groups);
+  for (size_t i = 0; i < h.groups.size(); ++i) {
+    PageFileHeader::Group& g = h.groups[i];
     g.window = static_cast<int32_t>(r.u32());
     const uint32_t present = r.u32();
-    g.bytes = r.u64(), g.offset = r.u64(), g.checksum = r.u64();
-    if (present > 1 || (present == 0) != (g.bytes == 0))
-      return bad(PageFileError::kBadHeader, "group present flag and bytes disagree");
+    g.bytes = r.u64(), g.offset = r.u64();
+    g.segment_bytes = r.u32();
+    n_segments[i] = r.u32();
+    if (r.short_read()) break;
+    PageFileCheck c = check_group_entry(g, present, n_segments[i], i);
+    if (!c.ok()) return c;
+  }
+  for (size_t i = 0; i < h.groups.size() && !r.short_read(); ++i) {
+    h.groups[i].checksums.resize(n_segments[i]);
+    for (uint64_t& c : h.groups[i].checksums) c = r.u64();
   }
   if (r.short_read()) return bad(PageFileError::kTruncated, "header shorter than its fields");
   return {};
@@ -160,17 +185,32 @@ void encode_page_file(const PageRecord& r, const TierNamespace& ns, std::vector<
   w.pad_to(4);
   for (int32_t t : r.tokens) w.u32(static_cast<uint32_t>(t));
   w.pad_to(8);
-  const uint64_t table_end = out.size() + kGroupEntryBytes * r.groups.size() + 8;
+  std::vector<uint64_t> seg(r.groups.size()), n_seg(r.groups.size());
+  uint64_t n_checksums = 0;
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    const uint64_t n = r.groups[g].bytes.size();
+    seg[g] = n == 0 ? 0 : page_segment_bytes(n);
+    n_seg[g] = n == 0 ? 0 : (n + seg[g] - 1) / seg[g];
+    n_checksums += n_seg[g];
+  }
+  const uint64_t table_end = out.size() + kGroupEntryBytes * r.groups.size() + 8 * n_checksums + 8;
   const uint64_t payload_offset = round_up(table_end, kPageFileAlign);
   std::vector<uint64_t> offsets;  // [n_groups] 0: absent
   uint64_t at = payload_offset;
-  for (const RecordGroup& g : r.groups) {
-    offsets.push_back(g.bytes.empty() ? 0 : round_up(at, kPayloadAlign));
-    if (!g.bytes.empty()) at = offsets.back() + g.bytes.size();
-    w.u32(static_cast<uint32_t>(g.window)), w.u32(g.bytes.empty() ? 0 : 1);
-    w.u64(g.bytes.size()), w.u64(offsets.back());
-    w.u64(XXH3_64bits(g.bytes.data(), g.bytes.size()));
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    const std::span<const uint8_t> b = r.groups[g].bytes;
+    offsets.push_back(b.empty() ? 0 : round_up(at, kPayloadAlign));
+    if (!b.empty()) at = offsets.back() + b.size();
+    w.u32(static_cast<uint32_t>(r.groups[g].window)), w.u32(b.empty() ? 0 : 1);
+    w.u64(b.size()), w.u64(offsets.back());
+    w.u32(static_cast<uint32_t>(seg[g])), w.u32(static_cast<uint32_t>(n_seg[g]));
   }
+  for (size_t g = 0; g < r.groups.size(); ++g)
+    for (uint64_t k = 0; k < n_seg[g]; ++k) {
+      const uint64_t from = k * seg[g];
+      const uint64_t n = std::min<uint64_t>(seg[g], r.groups[g].bytes.size() - from);
+      w.u64(XXH3_64bits(r.groups[g].bytes.data() + from, n));
+    }
   w.set_u32(12, static_cast<uint32_t>(table_end));
   std::memcpy(out.data() + at_sizes, &at, 8);
   std::memcpy(out.data() + at_sizes + 8, &payload_offset, 8);
@@ -226,6 +266,29 @@ PageFileCheck parse_page_header(std::span<const uint8_t> bytes, int64_t file_siz
   return c;
 }
 
+std::pair<uint64_t, uint64_t> PageFileHeader::Group::segments_of(uint64_t begin,
+                                                                 uint64_t end) const {
+  if (segment_bytes == 0 || begin >= end) return {0, 0};
+  return {begin / segment_bytes, (std::min(end, bytes) + segment_bytes - 1) / segment_bytes};
+}
+
+PageFileCheck check_segments(const PageFileHeader& h, size_t g, uint64_t first, uint64_t last,
+                             std::span<const uint8_t> bytes) {
+  const PageFileHeader::Group& e = h.groups[g];
+  CAIRN_CHECK(first <= last && last <= e.checksums.size(), "segments [{}, {}) of {}", first, last,
+              e.checksums.size());
+  for (uint64_t k = first; k < last; ++k) {
+    const uint64_t from = (k - first) * e.segment_bytes;
+    const uint64_t n = std::min(e.segment_bytes, e.bytes - k * e.segment_bytes);
+    if (from + n > bytes.size())
+      return bad(PageFileError::kTruncated, fmt::format("group {} segment {} not read", g, k));
+    if (XXH3_64bits(bytes.data() + from, n) != e.checksums[k])
+      return bad(PageFileError::kPayloadChecksum,
+                 fmt::format("group {} segment {} checksum", g, k));
+  }
+  return {};
+}
+
 PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& expect_ns,
                                const PageKey& expect_key, PageRecord& out) {
   PageFileHeader h;
@@ -237,10 +300,11 @@ PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& exp
   PageRecord r{h.key, h.parent, std::move(h.tokens), h.quantized, h.min_reusable, {}, nullptr};
   for (size_t g = 0; g < h.groups.size(); ++g) {
     const PageFileHeader::Group& e = h.groups[g];
-    const uint8_t* p = file.data() + e.offset;
-    if (XXH3_64bits(e.bytes ? p : nullptr, e.bytes) != e.checksum)
-      return bad(PageFileError::kPayloadChecksum, fmt::format("group {} checksum", g));
-    r.groups.push_back({e.window, {p, e.bytes}});
+    const std::span<const uint8_t> bytes =
+        e.bytes ? file.subspan(e.offset, e.bytes) : file.first(0);
+    c = check_segments(h, g, 0, e.checksums.size(), bytes);
+    if (!c.ok()) return c;
+    r.groups.push_back({e.window, bytes});
   }
   out = std::move(r);
   return {};

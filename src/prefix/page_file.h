@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kv/page_meta.h"
@@ -51,8 +52,17 @@ struct PageRecord {
   void own(BufferPool* pool = nullptr);
 };
 
-constexpr uint32_t kPageFileVersion = 1;
-constexpr size_t kPageFileAlign = 4096;  // header block size; O_DIRECT buffer alignment
+// Version 2: each group's bytes start 4096-aligned and carry a checksum per
+// segment (a run of 4096-multiple bytes), so a reader may verify and use part
+// of a page (some layers) before the rest is read. Version 1 files are a miss.
+constexpr uint32_t kPageFileVersion = 2;
+constexpr size_t kPageFileAlign = 4096;        // header block size; O_DIRECT buffer alignment
+constexpr uint64_t kMaxSegmentsPerGroup = 64;  // what the writer aims at (segments ≥ 4096 bytes)
+// The segment size the writer gives a group of `bytes` bytes.
+inline uint64_t page_segment_bytes(uint64_t bytes) {
+  const uint64_t per = (bytes + kMaxSegmentsPerGroup - 1) / kMaxSegmentsPerGroup;
+  return (per + kPageFileAlign - 1) / kPageFileAlign * kPageFileAlign;
+}
 
 // Why a page file is not served. Every check failing is one of these, never an
 // exception for the caller.
@@ -83,7 +93,11 @@ struct PageFileHeader {
   int64_t min_reusable = 0;
   struct Group {
     int32_t window = 0;
-    uint64_t bytes = 0, offset = 0, checksum = 0;  // bytes 0: absent
+    uint64_t bytes = 0, offset = 0;  // bytes 0: absent
+    uint64_t segment_bytes = 0;  // a multiple of kPageFileAlign; the last segment may be shorter
+    std::vector<uint64_t> checksums;  // [ceil(bytes / segment_bytes)] XXH3-64 of each segment
+    // Segments [first, last) that bytes [begin, end) of the group touch.
+    std::pair<uint64_t, uint64_t> segments_of(uint64_t begin, uint64_t end) const;
   };
   std::vector<Group> groups;
 };
@@ -111,7 +125,12 @@ inline std::vector<uint8_t> encode_page_file(const PageRecord& r, const TierName
 PageFileCheck parse_page_header(std::span<const uint8_t> bytes, int64_t file_size,
                                 const PageKey& expect_ns, PageFileHeader& out);
 
-// Parses and checks a whole file (header as above, then each group's
+// Checks segments [first, last) of group g: `bytes` holds the group's bytes
+// from first * segment_bytes on (at least through segment last - 1).
+PageFileCheck check_segments(const PageFileHeader& h, size_t g, uint64_t first, uint64_t last,
+                             std::span<const uint8_t> bytes);
+
+// Parses and checks a whole file (header as above, then every segment's
 // checksum), and that its key is `expect_key`. On success fills `out`, whose
 // groups' bytes point into `file` (owner left empty).
 PageFileCheck decode_page_file(std::span<const uint8_t> file, const PageKey& expect_ns,

@@ -51,13 +51,14 @@ size_t round_up(size_t x, size_t a) {
   return (x + a - 1) / a * a;
 }
 
-// Reads [0, want) of fd into out (capacity round_up(want, kPageFileAlign)) in
-// requests of at most chunk bytes; returns bytes read, or -1 with errno set.
-ssize_t read_upto(int fd, uint8_t* out, size_t want, size_t chunk) {
+// Reads [offset, offset + want) of fd into out (capacity round_up(want,
+// kPageFileAlign)) in requests of at most chunk bytes; returns bytes read (fewer
+// at the file's end), or -1 with errno set.
+ssize_t read_upto(int fd, uint8_t* out, uint64_t offset, size_t want, size_t chunk) {
   size_t got = 0;
   while (got < want) {
     const ssize_t n = ::pread(fd, out + got, std::min(chunk, round_up(want - got, kPageFileAlign)),
-                              static_cast<off_t>(got));
+                              static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -1;
     if (n == 0) break;
@@ -103,36 +104,50 @@ void AlignedBytes::reserve(size_t n) {
   capacity_ = cap;
 }
 
-FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into) {
-  FileRead r;
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  r.direct = fd >= 0;
-  if (fd < 0 && errno == EINVAL) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    r.status = sys_error("open", path);
-    return r;
-  }
+DirectFile::~DirectFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+IoStatus DirectFile::open(const std::string& path) {
+  if (fd_ >= 0) ::close(fd_);
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  direct_ = fd_ >= 0;
+  if (fd_ < 0 && errno == EINVAL) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return sys_error("open", path);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    r.status = sys_error("fstat", path);
-    ::close(fd);
-    return r;
+  if (::fstat(fd_, &st) != 0) {
+    IoStatus s = sys_error("fstat", path);
+    ::close(fd_);
+    fd_ = -1;
+    return s;
   }
-  const size_t want = std::min(static_cast<size_t>(st.st_size), max_bytes + 1);
-  into.reserve(want);
+  size_ = st.st_size;
+  return {};
+}
+
+IoStatus DirectFile::read(uint64_t offset, size_t n, AlignedBytes& into) {
   constexpr size_t kChunk = size_t{8} << 20;  // one request of 8 MiB at a time
-  ssize_t n = read_upto(fd, into.data(), want, kChunk);
-  if (n < 0 && errno == EINVAL && r.direct) {  // O_DIRECT accepted at open, refused at read
-    ::close(fd);
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    r.direct = false;
-    n = fd < 0 ? -1 : read_upto(fd, into.data(), want, kChunk);
+  into.reserve(n);
+  ssize_t got = read_upto(fd_, into.data(), offset, n, kChunk);
+  if (got < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted at open, refused at read
+    ::close(fd_);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    direct_ = false;
+    got = fd_ < 0 ? -1 : read_upto(fd_, into.data(), offset, n, kChunk);
   }
-  if (n < 0)
-    r.status = sys_error("pread", path);
-  else
-    into.set_size(static_cast<size_t>(n));
-  if (fd >= 0) ::close(fd);
+  if (got < 0) return sys_error("pread", path_);
+  into.set_size(static_cast<size_t>(got));
+  return {};
+}
+
+FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into) {
+  DirectFile f;
+  FileRead r;
+  r.status = f.open(path);
+  if (r.status.ok())
+    r.status = f.read(0, std::min(static_cast<size_t>(f.size()), max_bytes + 1), into);
+  r.direct = f.direct();
   return r;
 }
 
@@ -144,7 +159,7 @@ FileRead read_file_head(const std::string& path, size_t n, AlignedBytes& into) {
     return r;
   }
   into.reserve(n);
-  const ssize_t got = read_upto(fd, into.data(), n, n);
+  const ssize_t got = read_upto(fd, into.data(), 0, n, n);
   if (got < 0)
     r.status = sys_error("pread", path);
   else

@@ -54,6 +54,29 @@ struct FileRead {
   bool direct = false;  // false: O_DIRECT was refused and a buffered read served
 };
 
+// A file open for reads at aligned offsets, with O_DIRECT where the file
+// system allows (buffered where it refuses, at open or at the first read).
+class DirectFile {
+ public:
+  DirectFile() = default;
+  ~DirectFile();
+  DirectFile(const DirectFile&) = delete;
+  DirectFile& operator=(const DirectFile&) = delete;
+  // err ENOENT: no such file.
+  IoStatus open(const std::string& path);
+  int64_t size() const { return size_; }  // at open
+  bool direct() const { return direct_; }
+  // Replaces into's bytes with [offset, offset + n) of the file (fewer at its
+  // end); offset a multiple of kPageFileAlign.
+  IoStatus read(uint64_t offset, size_t n, AlignedBytes& into);
+
+ private:
+  int fd_ = -1;
+  int64_t size_ = 0;
+  bool direct_ = false;
+  std::string path_;
+};
+
 // Reads a whole file into `into` (at most max_bytes; a longer one is read to
 // max_bytes + 1 so the caller sees it is too long), with O_DIRECT when the
 // file system allows. `into` is reused when large enough: fresh memory costs

@@ -98,7 +98,10 @@ void PrefixCache::attach(int32_t slot, const PrefixMatch& m) {
     std::fill(hole, ids.rend(), -1);
   }
   kv_.adopt(slot, pages, m.n_tokens, es[0]->quantized, es[0]->quantized ? min_reusable : 0);
-  for (Entry* e : es) e->tick = ++tick_;
+  for (Entry* e : es) {
+    e->tick = ++tick_;
+    if (e->gate) kv_.add_gate(slot, e->gate);  // its bytes are still arriving
+  }
 }
 
 PrefixCacheStats PrefixCache::stats() const {
@@ -109,7 +112,7 @@ PrefixCacheStats PrefixCache::stats() const {
   // An entry a sequence uses pins its ancestors: they go only after it does.
   std::unordered_set<PageKey, KeyHash> pinned;
   for (const auto& [key, e] : entries_) {
-    if (!shared(e)) continue;
+    if (!in_use(e)) continue;
     for (PageKey k = key; !k.empty() && pinned.insert(k).second; k = entries_.at(k).parent) {
     }
   }

@@ -72,8 +72,9 @@ class PrefixCache {
                PublishCursor& cursor);
 
   // Frees unreferenced entries, least recently used first (leaves before their
-  // parents), until the pool has need_bytes free; false when it cannot.
-  bool evict_until_free(int64_t need_bytes);
+  // parents), until the pool has need_bytes free; false when it cannot. `keep`
+  // (and so its ancestors) stays: a chain a restore is about to continue.
+  bool evict_until_free(int64_t need_bytes, const PageKey& keep = {});
   // Drops every entry (references held by sequences stay).
   void clear();
 
@@ -102,6 +103,22 @@ class PrefixCache {
   // bytes then copy to a device asynchronously).
   bool insert_restored(const PageKey& ns, const PageRecord& r,
                        std::vector<int32_t>* spare = nullptr, bool wait = true);
+  // Layer-wise restores (prefix_pending.cpp). Inserts a page whose bytes a
+  // restore is still writing into `pages` ([n_groups] pool pages of the
+  // state's arenas for `quantized`, -1 for a group the file lacks; retained):
+  // matched and attached like any other entry, a sequence attaching it waits
+  // on `gate` (PagedKvState::add_gate), and it is never evicted nor handed to
+  // the observer until settled. False, changing nothing, when the cache is
+  // off, the key is cached, its parent is not, or the byte cap cannot make room.
+  bool insert_pending(const PageKey& ns, const PageKey& key, const PageKey& parent,
+                      std::span<const int32_t> tokens, bool quantized, int64_t min_reusable,
+                      const std::vector<int32_t>& pages, std::shared_ptr<LayerGate> gate);
+  // Its bytes all arrived and passed their checks: an ordinary entry now.
+  void settle_pending(const PageKey& key);
+  // Its bytes failed a check: the entry and every entry under it go, without
+  // the observer (nothing of them is written anywhere). Sequences holding the
+  // pages keep them until they let go (the caller cuts them back).
+  void drop_pending(const PageKey& key);
   PrefixCacheStats stats() const;
   RecordReads record_reads() const { return reads_; }
 
@@ -113,10 +130,11 @@ class PrefixCache {
     std::vector<int32_t> pages;   // [n_groups]; -1: a sliding group had released it
     std::vector<int32_t> arenas;  // [n_groups]
     bool quantized = false;
-    int64_t min_reusable = 0;  // the publishing sequence's, for quantized pages
-    int64_t bytes = 0;         // of its live pages
-    uint64_t tick = 0;         // last use; larger is more recent
-    int32_t n_children = 0;    // cached entries whose parent this is
+    int64_t min_reusable = 0;                   // the publishing sequence's, for quantized pages
+    int64_t bytes = 0;                          // of its live pages
+    uint64_t tick = 0;                          // last use; larger is more recent
+    int32_t n_children = 0;                     // cached entries whose parent this is
+    std::shared_ptr<LayerGate> gate = nullptr;  // set while a restore still writes its pages
   };
   struct KeyHash {
     size_t operator()(const PageKey& k) const { return static_cast<size_t>(k.lo ^ (k.hi << 1)); }
@@ -127,12 +145,14 @@ class PrefixCache {
   bool usable(const std::vector<const Entry*>& chain, size_t n_pages) const;
   // Whether a sequence also references one of e's pages.
   bool shared(const Entry& e) const;
-  bool evictable(const Entry& e) const { return e.n_children == 0 && !shared(e); }
+  bool in_use(const Entry& e) const { return shared(e) || e.gate != nullptr; }
+  bool evictable(const Entry& e) const { return e.n_children == 0 && !in_use(e); }
   // ids: the slot's page ids per group (page_ids).
   bool insert(int32_t slot, const std::vector<std::vector<int32_t>>& ids, int64_t page,
               const PageKey& key, const PageKey& parent, const PageKey& ns,
               std::span<const int32_t> tokens);
-  void erase(Entries::iterator it);
+  // observe false: the entry's bytes go nowhere (a page that failed its checks).
+  void erase(Entries::iterator it, bool observe = true);
   // Evicts evictable entries other than `keep`, least recently used first,
   // until done() holds; returns done().
   bool evict_lru(const std::function<bool()>& done, const PageKey& keep);

@@ -7,9 +7,9 @@
 
 namespace cairn {
 
-void PrefixCache::erase(Entries::iterator it) {
+void PrefixCache::erase(Entries::iterator it, bool observe) {
   const Entry& e = it->second;
-  if (observer_) observer_(e.ns, record_of(it->first, e));
+  if (observer_ && observe) observer_(e.ns, record_of(it->first, e));
   for (size_t g = 0; g < e.pages.size(); ++g)
     if (e.pages[g] >= 0) kv_.release_page(e.arenas[g], e.pages[g]);
   if (!e.parent.empty()) {
@@ -44,8 +44,8 @@ bool PrefixCache::evict_lru(const std::function<bool()>& done, const PageKey& ke
   return done();
 }
 
-bool PrefixCache::evict_until_free(int64_t need_bytes) {
-  return evict_lru([&] { return kv_.pool().free_bytes() >= need_bytes; }, PageKey{});
+bool PrefixCache::evict_until_free(int64_t need_bytes, const PageKey& keep) {
+  return evict_lru([&] { return kv_.pool().free_bytes() >= need_bytes; }, keep);
 }
 
 void PrefixCache::clear() {

@@ -83,29 +83,37 @@ std::shared_ptr<RestoreHandle> SsdRestorer::submit(std::vector<PageKey> keys,
                                                    std::vector<SsdTier*> tiers,
                                                    std::function<void()> on_settle) {
   auto h = std::make_shared<RestoreHandle>(std::move(keys), std::move(tiers), std::move(on_settle));
-  {
-    std::lock_guard lock(mu_);
-    for (size_t i = 0; i < h->size(); ++i) tasks_.push_back({h, i});
-  }
-  cv_.notify_all();
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < h->size(); ++i)
+    jobs.push_back([this, h, i](bool skip) {
+      if (skip || h->cancelled())
+        h->settle(i, {std::nullopt, PageFileError::kMissing, "cancelled"});
+      else
+        h->settle(i, (h->tiers_.empty() ? &tier_ : h->tiers_[i])->read(h->key(i)));
+    });
+  submit_jobs(std::move(jobs));
   return h;
 }
 
-// Takes tasks in submission order; after stop, settles the rest as cancelled.
+void SsdRestorer::submit_jobs(std::vector<Job> jobs) {
+  {
+    std::lock_guard lock(mu_);
+    for (Job& j : jobs) tasks_.push_back(std::move(j));
+  }
+  cv_.notify_all();
+}
+
+// Takes jobs in submission order; after stop, runs the rest as skipped.
 void SsdRestorer::reader() {
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
     if (tasks_.empty()) return;
-    Task t = std::move(tasks_.front());
+    Job job = std::move(tasks_.front());
     tasks_.pop_front();
     const bool skip = stop_;
     lock.unlock();
-    if (skip || t.handle->cancelled())
-      t.handle->settle(t.index, {std::nullopt, PageFileError::kMissing, "cancelled"});
-    else
-      t.handle->settle(t.index, (t.handle->tiers_.empty() ? &tier_ : t.handle->tiers_[t.index])
-                                    ->read(t.handle->key(t.index)));
+    job(skip);
     lock.lock();
   }
 }

@@ -68,18 +68,19 @@ class SsdRestorer {
   // on_settle: called after each page settles (a waiting engine thread wakes).
   std::shared_ptr<RestoreHandle> submit(std::vector<PageKey> keys, std::vector<SsdTier*> tiers = {},
                                         std::function<void()> on_settle = {});
+  // Queues jobs run by the readers in order (several at once); skip true: the
+  // restorer is stopping, the job must settle whatever it stands for unread.
+  // A job may wait for one queued before it, never for one after.
+  using Job = std::function<void(bool skip)>;
+  void submit_jobs(std::vector<Job> jobs);
 
  private:
-  struct Task {
-    std::shared_ptr<RestoreHandle> handle;
-    size_t index = 0;
-  };
   void reader();
 
   SsdTier& tier_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Task> tasks_;
+  std::deque<Job> tasks_;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -163,11 +163,9 @@ SsdRead SsdTier::read(const PageKey& key) {
       return ++stats_.misses, SsdRead{std::nullopt, PageFileError::kMissing, "not indexed"};
     expect = it->second.bytes;
   }
-  const std::string path = path_of(key);
   const auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<AlignedBytes> buf = read_buffers_.acquire(static_cast<size_t>(expect) + 1);
-  const FileRead f = read_file_direct(path, static_cast<size_t>(expect), *buf);
-  SsdRead out;
+  const FileRead f = read_file_direct(path_of(key), static_cast<size_t>(expect), *buf);
   PageFileCheck check;
   PageRecord rec;
   if (!f.status.ok())
@@ -176,30 +174,37 @@ SsdRead SsdTier::read(const PageKey& key) {
     check = decode_page_file(buf->span(), ns_key_, key, rec);
   rec.owner = buf;
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::lock_guard lock(mu_);
-  if (f.status.ok() && !f.direct) ++stats_.buffered_reads;
-  const auto it = index_.find(key);
-  if (check.ok()) {
-    ++stats_.hits;
-    stats_.restore_bytes += static_cast<int64_t>(buf->size());
-    stats_.restore_seconds += dt;
-    if (it != index_.end()) touch_locked(it);
-    out.record = std::move(rec);
-    return out;
-  }
-  ++stats_.misses;
-  if (check.error != PageFileError::kIo && it != index_.end()) {
-    erase_locked(it);  // gone or failing: never served again
-    if (check.error == PageFileError::kWrongNamespace) {
-      ++stats_.corrupt;  // another namespace's file under our name: left alone
-      note_issue_locked({path, check.error, check.detail, "skipped"});
-    } else if (check.error != PageFileError::kMissing) {
-      set_aside_locked(path, check.error, check.detail);
-    }
-  }
+  settle_read(key, check, static_cast<int64_t>(buf->size()), dt, f.status.ok() && !f.direct);
+  SsdRead out;
+  if (check.ok()) out.record = std::move(rec);
   out.error = check.error;
   out.detail = check.detail;
   return out;
+}
+
+// A read's end: counted, and a file that failed a check is never served again.
+void SsdTier::settle_read(const PageKey& key, const PageFileCheck& check, int64_t bytes,
+                          double seconds, bool buffered) {
+  const std::string path = path_of(key);
+  std::lock_guard lock(mu_);
+  if (buffered) ++stats_.buffered_reads;
+  const auto it = index_.find(key);
+  if (check.ok()) {
+    ++stats_.hits;
+    stats_.restore_bytes += bytes;
+    stats_.restore_seconds += seconds;
+    if (it != index_.end()) touch_locked(it);
+    return;
+  }
+  ++stats_.misses;
+  if (check.error == PageFileError::kIo || it == index_.end()) return;
+  erase_locked(it);  // gone or failing: never served again
+  if (check.error == PageFileError::kWrongNamespace) {
+    ++stats_.corrupt;  // another namespace's file under our name: left alone
+    note_issue_locked({path, check.error, check.detail, "skipped"});
+  } else if (check.error != PageFileError::kMissing) {
+    set_aside_locked(path, check.error, check.detail);
+  }
 }
 
 IoStatus SsdTier::sync_dir() {

@@ -56,6 +56,17 @@ struct SsdRead {
   std::string detail;
 };
 
+// One page file open for a layer-wise restore (SsdTier::open_page): its
+// header read and checked, the file kept open for reads of its parts.
+struct SsdPage {
+  PageKey key;
+  DirectFile file;
+  PageFileHeader header;
+  AlignedBytes head;  // the file's first bytes, as read at open
+  int64_t bytes_read = 0;
+  double seconds = 0;  // spent reading and checking
+};
+
 struct SsdTierOptions {
   bool quarantine = true;  // false: remove failing files instead of moving them aside
   // Files kept in quarantine/ at most (they are outside the byte cap); past
@@ -89,6 +100,19 @@ class SsdTier {
   // its reason; the file is quarantined. Marks the entry used. The record's
   // bytes live in a pooled buffer (its owner) until the record goes.
   SsdRead read(const PageKey& key);
+  // Layer-wise reads (ssd_tier_parts.cpp). Opens key's file, reads its first
+  // head_bytes (at least the header block; more saves a read of the first
+  // part) and checks the header (all but the payload checksums). A failing
+  // check is returned, and handled as read() handles one.
+  PageFileCheck open_page(const PageKey& key, size_t head_bytes, SsdPage& out);
+  // Reads the segments group g's bytes [begin, end) touch (from the head when
+  // it holds them), checks them, and copies those bytes to dst + begin. buf:
+  // the caller's read buffer, reused.
+  PageFileCheck read_part(SsdPage& page, size_t g, uint64_t begin, uint64_t end, uint8_t* dst,
+                          AlignedBytes& buf);
+  // After a page's last part, or its first failing one (check): counted as
+  // read() counts a read; a failing file is set aside.
+  void finish_page(const SsdPage& page, const PageFileCheck& check);
   // Writes r durably (skipped when its key is indexed), evicting least
   // recently used files first to keep max_bytes. For the spill worker.
   // sync_dir false: the rename is durable only after the next sync_dir()
@@ -126,6 +150,8 @@ class SsdTier {
   // Drops files, least recently used leaves first, until `need` more bytes fit;
   // returns the paths to unlink (outside the lock).
   std::vector<std::string> evict_locked(int64_t need);
+  void settle_read(const PageKey& key, const PageFileCheck& check, int64_t bytes, double seconds,
+                   bool buffered);
   void set_aside_locked(const std::string& path, PageFileError e, const std::string& detail);
   void note_issue_locked(SsdIssue issue);
 

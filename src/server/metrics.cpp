@@ -70,6 +70,9 @@ void tier_lines(std::string& out, const EngineStats& s) {
        d(s.ssd_restore_bytes));
   line(out, "counter", "cairn_ssd_restore_seconds_total", "time spent reading and verifying",
        s.ssd_restore_seconds);
+  line(out, "counter", "cairn_ssd_restore_cut_backs_total",
+       "sequences cut back because a page still arriving failed its check (computed again)",
+       d(s.ssd_restore_cut_backs));
   line(out, "gauge", "cairn_spill_pending_items", "pages waiting to be written",
        d(s.spill_pending_items));
   line(out, "gauge", "cairn_spill_pending_bytes", "bytes waiting to be written",

@@ -220,6 +220,7 @@ void HttpServer::Impl::health(const Request&, Response& res) {
         {"ssd_files", st.ssd_files},
         {"ssd_bytes", st.ssd_bytes},
         {"ssd_restored_pages", st.ssd_restored_pages},
+        {"ssd_restore_cut_backs", st.ssd_restore_cut_backs},
         {"ssd_restore_mb_per_s",
          st.ssd_restore_seconds > 0
              ? static_cast<double>(st.ssd_restore_bytes) / 1e6 / st.ssd_restore_seconds

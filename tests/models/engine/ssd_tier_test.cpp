@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "engine_case.h"
+#include "prefix/page_file.h"
 #include "ssd_fixture.h"
 
 namespace cairn::test {
@@ -46,6 +47,61 @@ TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
   const Outcome got = collect(second.submit(target()), log_);
   EXPECT_EQ(got.final.usage.cached_tokens, 64);
   EXPECT_EQ(second.stats().ssd_restored_pages, 2);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+
+// The restore that waits for every page before the request runs (what a
+// device's pages, and --no-restore-overlap, take).
+TEST_F(SsdTierEngine, PrefixRestoredBeforeTheRequestRunsEqualsComputed) {
+  const Outcome want = computed();
+  {
+    Engine first(*model_, nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }
+  EngineOptions o = options(true);
+  o.restore_overlap = false;
+  Engine second(*model_, nullptr, o);
+  const Outcome got = collect(second.submit(target()), log_);
+  EXPECT_EQ(got.final.usage.cached_tokens, 64);
+  EXPECT_EQ(second.stats().ssd_restored_pages, 2);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+
+// A byte of the second page's last layer flipped: its header and first layers
+// pass, so the request runs over it while the rest arrives; the last layer
+// fails its check, the sequence is cut back to that page and computes it.
+TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
+  const Outcome want = computed();
+  {
+    Engine first(*model_, nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }
+  int flipped = 0;
+  for (const fs::path& f : page_files()) {
+    std::vector<uint8_t> head(kPageFileAlign);
+    std::ifstream(f, std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
+    PageFileHeader h;
+    parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
+    if (h.parent.empty()) continue;             // the first page stays whole
+    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+    const auto at = static_cast<std::streamoff>(h.groups[0].offset + h.groups[0].bytes - 1);
+    char c = 0;
+    io.seekg(at);
+    io.read(&c, 1);
+    io.seekp(at);
+    c = static_cast<char>(c ^ 0x20);
+    io.write(&c, 1);
+    ++flipped;
+  }
+  ASSERT_EQ(flipped, 1);
+  Engine second(*model_, nullptr, options(true));
+  const Outcome got = collect(second.submit(target()), log_);
+  EXPECT_EQ(second.stats().ssd_restore_cut_backs, 1);
+  EXPECT_EQ(second.stats().ssd_restored_pages, 1);
+  EXPECT_EQ(second.stats().ssd_corrupt, 1);
+  EXPECT_EQ(got.final.usage.cached_tokens, 32);
   EXPECT_EQ(got.ids, want.ids);
   EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
 }

@@ -1,0 +1,173 @@
+#include "prefix/layered_restore.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace cairn {
+
+// One page of the chain. Its parts run in range order (a part waits for the
+// previous one), so only one reader at a time touches its file.
+struct LayeredRestore::Page {
+  std::unique_ptr<SsdPage> file;  // open from the first part until the last settles
+  PageFileHeader header;
+  size_t next_range = 0;  // parts settled so far
+};
+
+std::vector<int> layer_ranges(int n_layers, int n) {
+  n = std::clamp(n, 1, std::max(n_layers, 1));
+  std::vector<int> range(static_cast<size_t>(std::max(n_layers, 0)));
+  for (int l = 0; l < n_layers; ++l) range[static_cast<size_t>(l)] = l * n / n_layers;
+  return range;
+}
+
+LayeredRestore::LayeredRestore(SsdTier& tier, LayeredPlan plan, std::function<void()> on_settle)
+    : tier_(tier), plan_(std::move(plan)), on_settle_(std::move(on_settle)) {
+  n_ranges_ = plan_.parts.size();
+  CAIRN_CHECK(n_ranges_ > 0 && plan_.dst.size() == plan_.keys.size(),
+              "layered restore of {} pages in {} ranges", plan_.keys.size(), n_ranges_);
+  for (size_t i = 0; i < plan_.keys.size(); ++i) pages_.push_back(std::make_unique<Page>());
+  range_done_.assign(n_ranges_, 0);
+  first_ok_.assign(plan_.keys.size(), false);
+}
+
+LayeredRestore::~LayeredRestore() = default;
+
+void LayeredRestore::start(SsdRestorer& restorer) {
+  std::vector<SsdRestorer::Job> jobs;
+  const std::shared_ptr<LayeredRestore> self = shared_from_this();
+  for (size_t r = 0; r < n_ranges_; ++r)
+    for (size_t i = 0; i < n_pages(); ++i)
+      jobs.push_back([self, i, r](bool skip) { self->run(i, r, skip); });
+  restorer.submit_jobs(std::move(jobs));
+}
+
+void LayeredRestore::run(size_t page, size_t range, bool skip) {
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return pages_[page]->next_range == range; });
+    skip = skip || (failed_ >= 0 && static_cast<int64_t>(page) >= failed_);
+  }
+  const bool ok = !skip && read_part(page, range).ok();
+  if (!ok) pages_[page]->file.reset();  // this page is done with
+  settle(page, range, ok);
+}
+
+// The header, checked against what the plan's pages hold.
+PageFileCheck LayeredRestore::open(size_t i) {
+  Page& p = *pages_[i];
+  p.file = std::make_unique<SsdPage>();
+  const uint64_t g0 = plan_.page_bytes.empty() ? 0 : plan_.page_bytes[0];
+  const uint64_t seg = std::max<uint64_t>(page_segment_bytes(g0), 1);
+  const uint64_t first = plan_.parts[0].empty() ? 0 : plan_.parts[0][0].second;
+  const size_t head = kPageFileAlign + std::min(g0, (first + seg - 1) / seg * seg);
+  PageFileCheck c = tier_.open_page(plan_.keys[i], head, *p.file);
+  if (!c.ok()) return c;
+  const PageFileHeader& h = p.file->header;
+  bool fits = h.groups.size() == plan_.windows.size() && h.quantized == plan_.quantized &&
+              h.page_tokens == plan_.page_tokens;
+  for (size_t g = 0; fits && g < h.groups.size(); ++g)
+    fits =
+        h.groups[g].window == plan_.windows[g] &&
+        (h.groups[g].bytes == 0 ? plan_.windows[g] > 0 : h.groups[g].bytes == plan_.page_bytes[g]);
+  if (!fits) {
+    c = {PageFileError::kBadHeader, "groups, format or sizes differ from the KV state's"};
+    tier_.finish_page(*p.file, c);
+    return c;
+  }
+  p.header = h;
+  return c;
+}
+
+PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
+  Page& p = *pages_[i];
+  if (r == 0) {
+    PageFileCheck c = open(i);
+    if (!c.ok()) return c;
+  }
+  thread_local AlignedBytes buf;  // a reader's, reused
+  for (size_t g = 0; g < p.header.groups.size(); ++g) {
+    if (p.header.groups[g].bytes == 0) continue;  // a sliding group's released page
+    const auto [begin, end] = plan_.parts[r][g];
+    const PageFileCheck c = tier_.read_part(*p.file, g, begin, end, plan_.dst[i][g], buf);
+    if (!c.ok()) {
+      tier_.finish_page(*p.file, c);
+      return c;
+    }
+  }
+  if (r + 1 == n_ranges_) tier_.finish_page(*p.file, {});
+  if (r + 1 == n_ranges_) p.file.reset();
+  return {};
+}
+
+void LayeredRestore::settle(size_t page, size_t range, bool ok) {
+  bool wake = false;
+  {
+    std::lock_guard lock(mu_);
+    if (!ok && (failed_ < 0 || static_cast<int64_t>(page) < failed_))
+      failed_ = static_cast<int64_t>(page);
+    pages_[page]->next_range = range + 1;
+    if (range == 0) first_ok_[page] = ok;
+    ++range_done_[range];
+    ++n_settled_;
+    const bool all = n_settled_ == n_pages() * n_ranges_;
+    if (all) done_at_ = std::chrono::steady_clock::now();
+    wake = (range == 0 && range_done_[0] == n_pages()) || all;
+  }
+  cv_.notify_all();
+  if (wake && on_settle_) on_settle_();
+}
+
+void LayeredRestore::wait_layer(int layer) {
+  const auto r = static_cast<size_t>(plan_.range_of_layer.at(static_cast<size_t>(layer)));
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return range_done_[r] == n_pages(); });
+}
+
+void LayeredRestore::wait_all() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return n_settled_ == n_pages() * n_ranges_; });
+}
+
+int64_t LayeredRestore::failed_from() const {
+  std::lock_guard lock(mu_);
+  return failed_ < 0 ? -1 : plan_.first_position + failed_ * plan_.page_tokens;
+}
+
+bool LayeredRestore::headers_done() const {
+  std::lock_guard lock(mu_);
+  return range_done_[0] == n_pages();
+}
+
+bool LayeredRestore::done() const {
+  std::lock_guard lock(mu_);
+  return n_settled_ == n_pages() * n_ranges_;
+}
+
+std::chrono::steady_clock::time_point LayeredRestore::done_at() const {
+  std::lock_guard lock(mu_);
+  return done_at_;
+}
+
+size_t LayeredRestore::good_pages() const {
+  std::lock_guard lock(mu_);
+  return failed_ < 0 ? n_pages() : static_cast<size_t>(failed_);
+}
+
+size_t LayeredRestore::header_pages() const {
+  std::lock_guard lock(mu_);
+  return static_cast<size_t>(std::find(first_ok_.begin(), first_ok_.end(), false) -
+                             first_ok_.begin());
+}
+
+const PageFileHeader& LayeredRestore::header(size_t i) const {
+  return pages_.at(i)->header;
+}
+
+void LayeredRestore::end_chain(size_t first) {
+  std::lock_guard lock(mu_);
+  const auto f = static_cast<int64_t>(first);
+  if (failed_ < 0 || f < failed_) failed_ = f;
+}
+
+}  // namespace cairn

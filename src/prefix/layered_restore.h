@@ -1,0 +1,92 @@
+// A chain of pages restored from the SSD tier layer range by layer range,
+// straight into pool pages in host memory, so that a sequence may compute the
+// rest of its prompt while the reads go on (docs/durability.md, "Restores
+// overlapped with the prompt"). Reads go range-major: the first layers of
+// every page, then the next ones; a forward attending the pages waits per
+// layer (the LayerGate side) only until that layer's range has been read and
+// checked on every page.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "kv/layer_gate.h"
+#include "prefix/ssd_restorer.h"
+#include "prefix/ssd_tier.h"
+
+namespace cairn {
+
+struct LayeredPlan {
+  std::vector<PageKey> keys;               // [pages] the chain, first page first
+  std::vector<std::vector<uint8_t*>> dst;  // [pages][groups] page memory, page_bytes[g] each
+  std::vector<int32_t> windows;            // [groups] the state's group windows
+  std::vector<uint64_t> page_bytes;        // [groups]
+  // [ranges][groups] bytes [begin, end) of group g's page that range r holds:
+  // the K and V blocks of the range's layers of that group.
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> parts;
+  std::vector<int> range_of_layer;  // [n_layers]
+  int64_t first_position = 0;       // the sequence position where the first page starts
+  int64_t page_tokens = 0;
+  bool quantized = false;  // the pages' format (the tier's namespace)
+};
+
+// Ranges of about equal layer counts over a model's layers, `n` of them at most.
+std::vector<int> layer_ranges(int n_layers, int n);
+
+class LayeredRestore final : public LayerGate, public std::enable_shared_from_this<LayeredRestore> {
+ public:
+  // on_settle: called on a reader's thread when every page's header and first
+  // range settled, and when everything has (the engine thread wakes).
+  LayeredRestore(SsdTier& tier, LayeredPlan plan, std::function<void()> on_settle);
+  ~LayeredRestore() override;
+  // Queues every part on restorer, range-major (each holds the restore).
+  void start(SsdRestorer& restorer);
+  size_t n_pages() const { return plan_.keys.size(); }
+
+  void wait_layer(int layer) override;
+  void wait_all() override;
+  int64_t failed_from() const override;
+
+  // Every page's header and first range settled (read, failed or skipped).
+  bool headers_done() const;
+  bool done() const;                                      // every part settled
+  std::chrono::steady_clock::time_point done_at() const;  // when the last part settled
+  // Pages from the first whose every part so far passed (the chain ends at
+  // the first failure or skip).
+  size_t good_pages() const;
+  // Pages from the first whose header and first range passed (later parts may
+  // still fail): what may enter the RAM tier pending once headers_done().
+  size_t header_pages() const;
+  // Page i's header; i < header_pages() once headers_done().
+  const PageFileHeader& header(size_t i) const;
+  // The chain ends before page `first`: parts of it and of later pages not yet
+  // started are skipped (those pages count as failed). end_chain(0) cancels.
+  void end_chain(size_t first);
+
+ private:
+  struct Page;
+  void run(size_t page, size_t range, bool skip);
+  PageFileCheck read_part(size_t page, size_t range);
+  PageFileCheck open(size_t page);
+  void settle(size_t page, size_t range, bool ok);
+
+  SsdTier& tier_;
+  LayeredPlan plan_;
+  std::function<void()> on_settle_;
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  std::vector<std::unique_ptr<Page>> pages_;
+  std::vector<size_t> range_done_;  // [ranges] pages settled in that range
+  std::vector<bool> first_ok_;      // [pages] its header and first range passed
+  size_t n_ranges_ = 0, n_settled_ = 0;
+  int64_t failed_ = -1;  // the first page a part of which failed or was skipped
+  std::chrono::steady_clock::time_point done_at_;
+};
+
+}  // namespace cairn

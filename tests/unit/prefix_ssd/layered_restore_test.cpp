@@ -1,0 +1,225 @@
+// Page files read in parts (format version 2's segment checksums) and chains
+// restored layer range by layer range: bytes land where the plan says, a
+// forward's per-layer waits return once that layer is in on every page, and a
+// part failing its check ends the chain at its page, never earlier.
+#include "prefix/layered_restore.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "ssd_test_util.h"
+
+namespace cairn {
+namespace {
+
+// Two groups of 8 "layers" each: a full group of 8 x 8 KiB (16 segments of
+// 4 KiB) and a sliding one of 8 x 1 KiB (two segments).
+test::RecordShape shape() {
+  test::RecordShape s;
+  s.group_bytes = {8 * 8192, 8 * 1024};
+  return s;
+}
+
+// Ranges of 2 layers over 8: layer l of group g occupies [l * step, (l+1) * step).
+LayeredPlan plan_for(const std::vector<PageKey>& keys, std::vector<std::vector<uint8_t>>& mem,
+                     int n_ranges) {
+  const test::RecordShape s = shape();
+  LayeredPlan p;
+  p.keys = keys;
+  p.windows = s.windows;
+  p.range_of_layer = layer_ranges(8, n_ranges);
+  p.parts.assign(static_cast<size_t>(n_ranges), std::vector<std::pair<uint64_t, uint64_t>>(2));
+  for (size_t g = 0; g < 2; ++g) {
+    const auto bytes = static_cast<uint64_t>(s.group_bytes[g]);
+    p.page_bytes.push_back(bytes);
+    for (int l = 0; l < 8; ++l) {
+      auto& [b, e] = p.parts[static_cast<size_t>(p.range_of_layer[static_cast<size_t>(l)])][g];
+      if (b == e) b = static_cast<uint64_t>(l) * bytes / 8;
+      e = static_cast<uint64_t>(l + 1) * bytes / 8;
+    }
+  }
+  mem.assign(keys.size() * 2, {});
+  for (size_t i = 0; i < keys.size(); ++i) {
+    p.dst.emplace_back();
+    for (size_t g = 0; g < 2; ++g) {
+      mem[i * 2 + g].assign(static_cast<size_t>(s.group_bytes[g]), 0xEE);  // poisoned
+      p.dst.back().push_back(mem[i * 2 + g].data());
+    }
+  }
+  p.first_position = 5 * s.page_tokens;
+  p.page_tokens = s.page_tokens;
+  return p;
+}
+
+struct Chain {
+  std::vector<PageRecord> records;
+  std::vector<PageKey> keys;
+};
+
+Chain write_chain(SsdTier& tier, std::mt19937& rng, int n) {
+  Chain c;
+  PageKey parent;
+  for (int i = 0; i < n; ++i) {
+    c.records.push_back(test::make_record(rng, tier.ns(), parent, shape()));
+    EXPECT_TRUE(tier.write(c.records.back()).ok());
+    c.keys.push_back(parent = c.records.back().key);
+  }
+  return c;
+}
+
+TEST(PageFileSegments, APartChecksOnlyTheSegmentsItTouches) {
+  std::mt19937 rng(71);
+  const TierNamespace ns = test::test_ns();
+  const PageRecord r = test::make_record(rng, ns, PageKey{}, shape());
+  std::vector<uint8_t> f = encode_page_file(r, ns);
+  PageFileHeader h;
+  ASSERT_TRUE(parse_page_header(f, static_cast<int64_t>(f.size()), ns.key(), h).ok());
+  ASSERT_EQ(h.version, 2u);
+  const PageFileHeader::Group& g0 = h.groups[0];
+  EXPECT_EQ(g0.offset % kPageFileAlign, 0u);
+  EXPECT_EQ(g0.segment_bytes, page_segment_bytes(g0.bytes));
+  ASSERT_EQ(g0.checksums.size(), (g0.bytes + g0.segment_bytes - 1) / g0.segment_bytes);
+  ASSERT_GE(g0.checksums.size(), 2u);
+  f[g0.offset + g0.bytes - 1] ^= 0x01;  // the last segment's last byte
+  const uint64_t n = g0.checksums.size();
+  const std::span<const uint8_t> bytes(f.data() + g0.offset, g0.bytes);
+  EXPECT_TRUE(check_segments(h, 0, 0, n - 1, bytes).ok());
+  EXPECT_EQ(check_segments(h, 0, n - 1, n, bytes.subspan((n - 1) * g0.segment_bytes)).error,
+            PageFileError::kPayloadChecksum);
+  PageRecord out;
+  EXPECT_EQ(decode_page_file(f, ns.key(), r.key, out).error, PageFileError::kPayloadChecksum);
+  EXPECT_EQ(g0.segments_of(0, 1), (std::pair<uint64_t, uint64_t>{0, 1}));
+  EXPECT_EQ(g0.segments_of(g0.segment_bytes - 1, g0.segment_bytes + 1),
+            (std::pair<uint64_t, uint64_t>{0, 2}));
+}
+
+TEST(PageFileSegments, AFormatVersionOneFileIsAMiss) {
+  std::mt19937 rng(72);
+  const TierNamespace ns = test::test_ns();
+  const PageRecord r = test::make_record(rng, ns, PageKey{}, shape());
+  std::vector<uint8_t> f = encode_page_file(r, ns);
+  f[8] = 1;
+  PageRecord out;
+  EXPECT_EQ(decode_page_file(f, ns.key(), r.key, out).error, PageFileError::kBadVersion);
+}
+
+TEST(LayeredRestore, PagesArriveWhereThePlanSaysRangeByRange) {
+  test::TempDir tmp;
+  std::mt19937 rng(73);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 6);
+  std::vector<std::vector<uint8_t>> mem;
+  std::atomic<int> wakes{0};
+  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), [&] { ++wakes; });
+  SsdRestorer restorer(tier, 3);
+  restore->start(restorer);
+  for (int l = 0; l < 8; ++l) restore->wait_layer(l);
+  EXPECT_TRUE(restore->done());
+  EXPECT_TRUE(restore->headers_done());
+  EXPECT_EQ(restore->good_pages(), 6u);
+  EXPECT_EQ(restore->failed_from(), -1);
+  for (size_t i = 0; i < 6; ++i) {
+    for (size_t g = 0; g < 2; ++g)
+      EXPECT_TRUE(test::same_bytes(mem[i * 2 + g], c.records[i].groups[g].bytes)) << i << " " << g;
+    EXPECT_EQ(restore->header(i).tokens, c.records[i].tokens);
+    EXPECT_EQ(restore->header(i).parent, c.records[i].parent);
+  }
+  EXPECT_EQ(tier.stats().hits, 6);
+  // First ranges in, then everything (the last call may follow the wait's return).
+  for (int i = 0; i < 1000 && wakes.load() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(wakes.load(), 2);
+}
+
+// A flipped byte in page 3's last layer: pages 0-2 whole, the chain ends at 3,
+// its later pages are never read, and the failure names page 3's position.
+TEST(LayeredRestore, ALateFailureEndsTheChainAtItsPage) {
+  test::TempDir tmp;
+  std::mt19937 rng(74);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 6);
+  PageFileHeader h;
+  const std::vector<uint8_t> f = test::read_all(tier.path_of(c.keys[3]));
+  ASSERT_TRUE(parse_page_header(f, static_cast<int64_t>(f.size()), tier.ns().key(), h).ok());
+  test::flip_byte(tier.path_of(c.keys[3]), h.groups[0].offset + h.groups[0].bytes - 5);
+  std::vector<std::vector<uint8_t>> mem;
+  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
+  SsdRestorer restorer(tier, 2);
+  restore->start(restorer);
+  restore->wait_layer(0);
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 3u);
+  EXPECT_EQ(restore->failed_from(), (5 + 3) * shape().page_tokens);
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t g = 0; g < 2; ++g)
+      EXPECT_TRUE(test::same_bytes(mem[i * 2 + g], c.records[i].groups[g].bytes)) << i;
+  EXPECT_EQ(tier.stats().corrupt, 1);
+  EXPECT_FALSE(tier.contains(c.keys[3]));  // set aside, never served again
+  EXPECT_TRUE(tier.contains(c.keys[4]));   // unread, left as it was
+}
+
+TEST(LayeredRestore, AForwardWaitsForItsLayerOnEveryPage) {
+  test::TempDir tmp;
+  std::mt19937 rng(75);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 4);
+  std::vector<std::vector<uint8_t>> mem;
+  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
+  SsdRestorer restorer(tier, 4);
+  restore->start(restorer);
+  restore->wait_layer(6);  // range 3: the last pair of layers
+  for (size_t i = 0; i < 4; ++i) {
+    const auto from = static_cast<size_t>(6 * 8192), to = static_cast<size_t>(8 * 8192);
+    EXPECT_EQ(std::memcmp(mem[i * 2].data() + from, c.records[i].groups[0].bytes.data() + from,
+                          to - from),
+              0)
+        << i;
+  }
+  restore->wait_all();
+}
+
+TEST(LayeredRestore, EndingTheChainFirstSkipsEveryPart) {
+  test::TempDir tmp;
+  std::mt19937 rng(76);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 5);
+  std::vector<std::vector<uint8_t>> mem;
+  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 2), nullptr);
+  restore->end_chain(0);
+  SsdRestorer restorer(tier, 2);
+  restore->start(restorer);
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 0u);
+  EXPECT_EQ(restore->failed_from(), 5 * shape().page_tokens);
+  EXPECT_EQ(tier.stats().hits + tier.stats().misses, 0);
+  EXPECT_EQ(mem[0][0], 0xEE);
+}
+
+TEST(LayeredRestore, AHeaderThatDoesNotFitThePlanIsAFailure) {
+  test::TempDir tmp;
+  std::mt19937 rng(77);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 2);
+  std::vector<std::vector<uint8_t>> mem;
+  LayeredPlan p = plan_for(c.keys, mem, 2);
+  p.quantized = true;  // the files hold full-precision pages
+  auto restore = std::make_shared<LayeredRestore>(tier, std::move(p), nullptr);
+  SsdRestorer restorer(tier, 2);
+  restore->start(restorer);
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 0u);
+  EXPECT_EQ(tier.stats().hits, 0);
+  EXPECT_FALSE(tier.contains(c.keys[0]));  // never served again
+}
+
+TEST(LayerRanges, SplitLayersInOrderAndAboutEvenly) {
+  EXPECT_EQ(layer_ranges(8, 4), (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(layer_ranges(3, 4), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(layer_ranges(5, 1), (std::vector<int>{0, 0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace cairn
