@@ -276,6 +276,10 @@ void add_load_flags(CLI::App& cmd, BenchFlags& f) {
                  "default WORK_DIR/ssd-restore)");
   cmd.add_option("--restore-threads", f.restore.restore_threads, "--ssd-restore: reads in flight")
       ->capture_default_str();
+  cmd.add_option("--restore-layer-ranges", f.restore.layer_ranges,
+                 "--ssd-restore: layer ranges an overlapped restore reads in turn (0: from the "
+                 "page size, 1 to 4)")
+      ->capture_default_str();
   add_engine_flags(cmd, f.engine);
 }
 

@@ -17,6 +17,7 @@ struct RestoreBenchFlags {
   int64_t prompt_tokens = 4096;
   std::string dir;          // the SSD tier's folder (on the disk measured); emptied first
   int restore_threads = 4;  // reads in flight
+  int layer_ranges = 0;     // a layer-wise restore's ranges (EngineOptions::restore_layer_ranges)
 };
 
 // Submits prompt for one greedy token; seconds until it arrives.

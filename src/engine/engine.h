@@ -44,6 +44,9 @@ struct EngineOptions {
   // page's first layers are in, its forward waiting layer by layer for the rest
   // (host pages; docs/durability.md). false: it waits for every page first.
   bool restore_overlap = true;
+  // The layer ranges a layer-wise restore reads in turn; 0: as many as keep a
+  // read of one page's range at ~192 KiB or more (1 to 4).
+  int32_t restore_layer_ranges = 0;
   // Generation checkpoints (needs ssd_cache_dir): every N emitted tokens a
   // running generation's state goes to disk, and an identical request after a
   // crash or restart resumes it (docs/checkpoints.md). 0 = off.

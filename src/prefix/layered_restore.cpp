@@ -57,11 +57,8 @@ void LayeredRestore::run(size_t page, size_t range, bool skip) {
 PageFileCheck LayeredRestore::open(size_t i) {
   Page& p = *pages_[i];
   p.file = std::make_unique<SsdPage>();
-  const uint64_t g0 = plan_.page_bytes.empty() ? 0 : plan_.page_bytes[0];
-  const uint64_t seg = std::max<uint64_t>(page_segment_bytes(g0), 1);
-  const uint64_t first = plan_.parts[0].empty() ? 0 : plan_.parts[0][0].second;
-  const size_t head = kPageFileAlign + std::min(g0, (first + seg - 1) / seg * seg);
-  PageFileCheck c = tier_.open_page(plan_.keys[i], head, *p.file);
+  // The header block alone: the parts then read straight into the pages.
+  PageFileCheck c = tier_.open_page(plan_.keys[i], kPageFileAlign, *p.file);
   if (!c.ok()) return c;
   const PageFileHeader& h = p.file->header;
   bool fits = h.groups.size() == plan_.windows.size() && h.quantized == plan_.quantized &&
@@ -87,9 +84,11 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
   }
   thread_local AlignedBytes buf;  // a reader's, reused
   for (size_t g = 0; g < p.header.groups.size(); ++g) {
-    if (p.header.groups[g].bytes == 0) continue;  // a sliding group's released page
+    const uint64_t s = p.header.groups[g].segment_bytes;
+    if (s == 0) continue;  // a sliding group's released page
     const auto [begin, end] = plan_.parts[r][g];
-    const PageFileCheck c = tier_.read_part(*p.file, g, begin, end, plan_.dst[i][g], buf);
+    const uint64_t first = (begin + s - 1) / s, last = (end + s - 1) / s;
+    const PageFileCheck c = tier_.read_part(*p.file, g, first, last, plan_.dst[i][g], buf);
     if (!c.ok()) {
       tier_.finish_page(*p.file, c);
       return c;
@@ -109,6 +108,7 @@ void LayeredRestore::settle(size_t page, size_t range, bool ok) {
     pages_[page]->next_range = range + 1;
     if (range == 0) first_ok_[page] = ok;
     ++range_done_[range];
+    while (ready_ranges_ < n_ranges_ && range_done_[ready_ranges_] == n_pages()) ++ready_ranges_;
     ++n_settled_;
     const bool all = n_settled_ == n_pages() * n_ranges_;
     if (all) done_at_ = std::chrono::steady_clock::now();
@@ -121,7 +121,7 @@ void LayeredRestore::settle(size_t page, size_t range, bool ok) {
 void LayeredRestore::wait_layer(int layer) {
   const auto r = static_cast<size_t>(plan_.range_of_layer.at(static_cast<size_t>(layer)));
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return range_done_[r] == n_pages(); });
+  cv_.wait(lock, [&] { return ready_ranges_ > r; });
 }
 
 void LayeredRestore::wait_all() {

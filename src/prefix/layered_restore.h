@@ -28,7 +28,10 @@ struct LayeredPlan {
   std::vector<int32_t> windows;            // [groups] the state's group windows
   std::vector<uint64_t> page_bytes;        // [groups]
   // [ranges][groups] bytes [begin, end) of group g's page that range r holds:
-  // the K and V blocks of the range's layers of that group.
+  // the K and V blocks of the range's layers of that group. Range r's part
+  // reads the segments starting in [begin, end) (rounded up to segments), so
+  // the parts of consecutive ranges tile the page; a layer's first bytes may
+  // then come with the part before, and a wait is for every range up to it.
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> parts;
   std::vector<int> range_of_layer;  // [n_layers]
   int64_t first_position = 0;       // the sequence position where the first page starts
@@ -83,6 +86,7 @@ class LayeredRestore final : public LayerGate, public std::enable_shared_from_th
   mutable std::condition_variable cv_;
   std::vector<std::unique_ptr<Page>> pages_;
   std::vector<size_t> range_done_;  // [ranges] pages settled in that range
+  size_t ready_ranges_ = 0;         // leading ranges settled on every page
   std::vector<bool> first_ok_;      // [pages] its header and first range passed
   size_t n_ranges_ = 0, n_settled_ = 0;
   int64_t failed_ = -1;  // the first page a part of which failed or was skipped

@@ -126,19 +126,26 @@ IoStatus DirectFile::open(const std::string& path) {
   return {};
 }
 
-IoStatus DirectFile::read(uint64_t offset, size_t n, AlignedBytes& into) {
+IoStatus DirectFile::read_into(uint64_t offset, size_t n, uint8_t* out, size_t& got) {
   constexpr size_t kChunk = size_t{8} << 20;  // one request of 8 MiB at a time
-  into.reserve(n);
-  ssize_t got = read_upto(fd_, into.data(), offset, n, kChunk);
-  if (got < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted at open, refused at read
+  ssize_t r = read_upto(fd_, out, offset, n, kChunk);
+  if (r < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted at open, refused at read
     ::close(fd_);
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     direct_ = false;
-    got = fd_ < 0 ? -1 : read_upto(fd_, into.data(), offset, n, kChunk);
+    r = fd_ < 0 ? -1 : read_upto(fd_, out, offset, n, kChunk);
   }
-  if (got < 0) return sys_error("pread", path_);
-  into.set_size(static_cast<size_t>(got));
+  if (r < 0) return sys_error("pread", path_);
+  got = static_cast<size_t>(r);
   return {};
+}
+
+IoStatus DirectFile::read(uint64_t offset, size_t n, AlignedBytes& into) {
+  into.reserve(n);
+  size_t got = 0;
+  IoStatus s = read_into(offset, n, into.data(), got);
+  into.set_size(got);
+  return s;
 }
 
 FileRead read_file_direct(const std::string& path, size_t max_bytes, AlignedBytes& into) {

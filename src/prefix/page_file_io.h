@@ -69,6 +69,9 @@ class DirectFile {
   // Replaces into's bytes with [offset, offset + n) of the file (fewer at its
   // end); offset a multiple of kPageFileAlign.
   IoStatus read(uint64_t offset, size_t n, AlignedBytes& into);
+  // The same into memory of the caller's: out and n multiples of kPageFileAlign
+  // (O_DIRECT reads straight into it). got: the bytes read.
+  IoStatus read_into(uint64_t offset, size_t n, uint8_t* out, size_t& got);
 
  private:
   int fd_ = -1;

@@ -101,14 +101,15 @@ class SsdTier {
   // bytes live in a pooled buffer (its owner) until the record goes.
   SsdRead read(const PageKey& key);
   // Layer-wise reads (ssd_tier_parts.cpp). Opens key's file, reads its first
-  // head_bytes (at least the header block; more saves a read of the first
-  // part) and checks the header (all but the payload checksums). A failing
-  // check is returned, and handled as read() handles one.
+  // head_bytes (at least the header block) and checks the header (all but the
+  // payload checksums). A failing check is returned, and handled as read()
+  // handles one.
   PageFileCheck open_page(const PageKey& key, size_t head_bytes, SsdPage& out);
-  // Reads the segments group g's bytes [begin, end) touch (from the head when
-  // it holds them), checks them, and copies those bytes to dst + begin. buf:
-  // the caller's read buffer, reused.
-  PageFileCheck read_part(SsdPage& page, size_t g, uint64_t begin, uint64_t end, uint8_t* dst,
+  // Reads segments [first, last) of group g to their place in dst (the
+  // group's page memory: segment k at dst + k * segment_bytes) and checks
+  // them. Read straight into dst (O_DIRECT) where it is 4 KiB-aligned, else
+  // through buf (the caller's, reused); from the head when it holds them.
+  PageFileCheck read_part(SsdPage& page, size_t g, uint64_t first, uint64_t last, uint8_t* dst,
                           AlignedBytes& buf);
   // After a page's last part, or its first failing one (check): counted as
   // read() counts a read; a failing file is set aside.

@@ -43,6 +43,32 @@ PageFileCheck read_head(SsdPage& page, size_t head_bytes) {
   return {};
 }
 
+// File bytes [from, from + n) to out: from the head when it holds them, else
+// the whole 4 KiB blocks straight into out when it is aligned, the rest (or
+// all) through buf.
+PageFileCheck read_span(SsdPage& page, uint64_t from, uint64_t n, uint8_t* out, AlignedBytes& buf) {
+  if (from + n <= page.head.size()) {
+    std::memcpy(out, page.head.data() + from, n);
+    return {};
+  }
+  const bool aligned = reinterpret_cast<uintptr_t>(out) % kPageFileAlign == 0;
+  const uint64_t direct = aligned ? n / kPageFileAlign * kPageFileAlign : 0;
+  size_t got = 0;
+  if (direct > 0) {
+    const IoStatus s = page.file.read_into(from, direct, out, got);
+    if (!s.ok()) return io_check(s);
+    page.bytes_read += static_cast<int64_t>(got);
+    if (got < direct) return {PageFileError::kTruncated, "page file cut short"};
+  }
+  if (direct == n) return {};
+  const IoStatus s = page.file.read(from + direct, round_up(n - direct, kPageFileAlign), buf);
+  if (!s.ok()) return io_check(s);
+  page.bytes_read += static_cast<int64_t>(buf.size());
+  if (buf.size() < n - direct) return {PageFileError::kTruncated, "page file cut short"};
+  std::memcpy(out + direct, buf.data(), n - direct);
+  return {};
+}
+
 }  // namespace
 
 PageFileCheck SsdTier::open_page(const PageKey& key, size_t head_bytes, SsdPage& out) {
@@ -63,29 +89,20 @@ PageFileCheck SsdTier::open_page(const PageKey& key, size_t head_bytes, SsdPage&
   return c;
 }
 
-PageFileCheck SsdTier::read_part(SsdPage& page, size_t g, uint64_t begin, uint64_t end,
+PageFileCheck SsdTier::read_part(SsdPage& page, size_t g, uint64_t first, uint64_t last,
                                  uint8_t* dst, AlignedBytes& buf) {
   const PageFileHeader::Group& e = page.header.groups.at(g);
-  if (begin >= end) return {};
-  if (end > e.bytes)
+  if (first >= last) return {};
+  if (last > e.checksums.size())
     return {PageFileError::kBadHeader,
-            fmt::format("group {} holds {} bytes, not {}", g, e.bytes, end)};
+            fmt::format("group {} holds {} segments, not {}", g, e.checksums.size(), last)};
   const auto t0 = std::chrono::steady_clock::now();
-  const auto [first, last] = e.segments_of(begin, end);
-  const uint64_t from = e.offset + first * e.segment_bytes;  // aligned: offset and segments are
-  const uint64_t n = std::min(last * e.segment_bytes, e.bytes) - first * e.segment_bytes;
-  const uint8_t* data = page.head.data() + from;
-  if (from + n > page.head.size()) {
-    const IoStatus s = page.file.read(from, round_up(n, kPageFileAlign), buf);
-    if (!s.ok()) return io_check(s);
-    page.bytes_read += static_cast<int64_t>(buf.size());
-    data = buf.data();
-    if (buf.size() < n) return {PageFileError::kTruncated, fmt::format("group {} cut short", g)};
-  }
-  PageFileCheck c = check_segments(page.header, g, first, last, {data, n});
-  if (c.ok()) std::memcpy(dst + begin, data + (begin - first * e.segment_bytes), end - begin);
+  const uint64_t at = first * e.segment_bytes;
+  const uint64_t n = std::min(last * e.segment_bytes, e.bytes) - at;
+  const PageFileCheck c = read_span(page, e.offset + at, n, dst + at, buf);
   page.seconds += seconds_since(t0);
-  return c;
+  if (!c.ok()) return c;
+  return check_segments(page.header, g, first, last, {dst + at, n});
 }
 
 void SsdTier::finish_page(const SsdPage& page, const PageFileCheck& check) {

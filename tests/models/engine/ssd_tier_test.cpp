@@ -96,7 +96,9 @@ TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
     ++flipped;
   }
   ASSERT_EQ(flipped, 1);
-  Engine second(*model_, nullptr, options(true));
+  EngineOptions o = options(true);
+  o.restore_layer_ranges = 4;  // one per layer (the fixture's small pages would get one range)
+  Engine second(*model_, nullptr, o);
   const Outcome got = collect(second.submit(target()), log_);
   EXPECT_EQ(second.stats().ssd_restore_cut_backs, 1);
   EXPECT_EQ(second.stats().ssd_restored_pages, 1);

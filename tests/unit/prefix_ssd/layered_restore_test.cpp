@@ -23,9 +23,16 @@ test::RecordShape shape() {
   return s;
 }
 
+// Page memory as a pool gives it: 4 KiB-aligned (parts read straight into
+// it), or `shift` bytes past that (parts go through a buffer).
+struct PageMemory {
+  std::vector<std::unique_ptr<AlignedBytes>> blocks;
+  std::vector<std::span<uint8_t>> pages;  // [pages * 2 + g]
+};
+
 // Ranges of 2 layers over 8: layer l of group g occupies [l * step, (l+1) * step).
-LayeredPlan plan_for(const std::vector<PageKey>& keys, std::vector<std::vector<uint8_t>>& mem,
-                     int n_ranges) {
+LayeredPlan plan_for(const std::vector<PageKey>& keys, PageMemory& mem, int n_ranges,
+                     size_t shift = 0) {
   const test::RecordShape s = shape();
   LayeredPlan p;
   p.keys = keys;
@@ -41,12 +48,14 @@ LayeredPlan plan_for(const std::vector<PageKey>& keys, std::vector<std::vector<u
       e = static_cast<uint64_t>(l + 1) * bytes / 8;
     }
   }
-  mem.assign(keys.size() * 2, {});
   for (size_t i = 0; i < keys.size(); ++i) {
     p.dst.emplace_back();
     for (size_t g = 0; g < 2; ++g) {
-      mem[i * 2 + g].assign(static_cast<size_t>(s.group_bytes[g]), 0xEE);  // poisoned
-      p.dst.back().push_back(mem[i * 2 + g].data());
+      const auto n = static_cast<size_t>(s.group_bytes[g]);
+      auto& b = mem.blocks.emplace_back(std::make_unique<AlignedBytes>(n + shift));
+      std::memset(b->data(), 0xEE, n + shift);  // poisoned
+      mem.pages.emplace_back(b->data() + shift, n);
+      p.dst.back().push_back(b->data() + shift);
     }
   }
   p.first_position = 5 * s.page_tokens;
@@ -111,7 +120,7 @@ TEST(LayeredRestore, PagesArriveWhereThePlanSaysRangeByRange) {
   std::mt19937 rng(73);
   SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
   const Chain c = write_chain(tier, rng, 6);
-  std::vector<std::vector<uint8_t>> mem;
+  PageMemory mem;
   std::atomic<int> wakes{0};
   auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), [&] { ++wakes; });
   SsdRestorer restorer(tier, 3);
@@ -123,7 +132,8 @@ TEST(LayeredRestore, PagesArriveWhereThePlanSaysRangeByRange) {
   EXPECT_EQ(restore->failed_from(), -1);
   for (size_t i = 0; i < 6; ++i) {
     for (size_t g = 0; g < 2; ++g)
-      EXPECT_TRUE(test::same_bytes(mem[i * 2 + g], c.records[i].groups[g].bytes)) << i << " " << g;
+      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes))
+          << i << " " << g;
     EXPECT_EQ(restore->header(i).tokens, c.records[i].tokens);
     EXPECT_EQ(restore->header(i).parent, c.records[i].parent);
   }
@@ -132,6 +142,22 @@ TEST(LayeredRestore, PagesArriveWhereThePlanSaysRangeByRange) {
   for (int i = 0; i < 1000 && wakes.load() < 2; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(wakes.load(), 2);
+}
+
+TEST(LayeredRestore, PageMemoryOffTheBlockBoundaryIsFilledThroughABuffer) {
+  test::TempDir tmp;
+  std::mt19937 rng(78);
+  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
+  const Chain c = write_chain(tier, rng, 3);
+  PageMemory mem;
+  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4, 64), nullptr);
+  SsdRestorer restorer(tier, 2);
+  restore->start(restorer);
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t g = 0; g < 2; ++g)
+      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes)) << i;
 }
 
 // A flipped byte in page 3's last layer: pages 0-2 whole, the chain ends at 3,
@@ -145,7 +171,7 @@ TEST(LayeredRestore, ALateFailureEndsTheChainAtItsPage) {
   const std::vector<uint8_t> f = test::read_all(tier.path_of(c.keys[3]));
   ASSERT_TRUE(parse_page_header(f, static_cast<int64_t>(f.size()), tier.ns().key(), h).ok());
   test::flip_byte(tier.path_of(c.keys[3]), h.groups[0].offset + h.groups[0].bytes - 5);
-  std::vector<std::vector<uint8_t>> mem;
+  PageMemory mem;
   auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
   SsdRestorer restorer(tier, 2);
   restore->start(restorer);
@@ -155,7 +181,7 @@ TEST(LayeredRestore, ALateFailureEndsTheChainAtItsPage) {
   EXPECT_EQ(restore->failed_from(), (5 + 3) * shape().page_tokens);
   for (size_t i = 0; i < 3; ++i)
     for (size_t g = 0; g < 2; ++g)
-      EXPECT_TRUE(test::same_bytes(mem[i * 2 + g], c.records[i].groups[g].bytes)) << i;
+      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes)) << i;
   EXPECT_EQ(tier.stats().corrupt, 1);
   EXPECT_FALSE(tier.contains(c.keys[3]));  // set aside, never served again
   EXPECT_TRUE(tier.contains(c.keys[4]));   // unread, left as it was
@@ -166,15 +192,15 @@ TEST(LayeredRestore, AForwardWaitsForItsLayerOnEveryPage) {
   std::mt19937 rng(75);
   SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
   const Chain c = write_chain(tier, rng, 4);
-  std::vector<std::vector<uint8_t>> mem;
+  PageMemory mem;
   auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
   SsdRestorer restorer(tier, 4);
   restore->start(restorer);
   restore->wait_layer(6);  // range 3: the last pair of layers
   for (size_t i = 0; i < 4; ++i) {
     const auto from = static_cast<size_t>(6 * 8192), to = static_cast<size_t>(8 * 8192);
-    EXPECT_EQ(std::memcmp(mem[i * 2].data() + from, c.records[i].groups[0].bytes.data() + from,
-                          to - from),
+    EXPECT_EQ(std::memcmp(mem.pages[i * 2].data() + from,
+                          c.records[i].groups[0].bytes.data() + from, to - from),
               0)
         << i;
   }
@@ -186,7 +212,7 @@ TEST(LayeredRestore, EndingTheChainFirstSkipsEveryPart) {
   std::mt19937 rng(76);
   SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
   const Chain c = write_chain(tier, rng, 5);
-  std::vector<std::vector<uint8_t>> mem;
+  PageMemory mem;
   auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 2), nullptr);
   restore->end_chain(0);
   SsdRestorer restorer(tier, 2);
@@ -195,7 +221,7 @@ TEST(LayeredRestore, EndingTheChainFirstSkipsEveryPart) {
   EXPECT_EQ(restore->good_pages(), 0u);
   EXPECT_EQ(restore->failed_from(), 5 * shape().page_tokens);
   EXPECT_EQ(tier.stats().hits + tier.stats().misses, 0);
-  EXPECT_EQ(mem[0][0], 0xEE);
+  EXPECT_EQ(mem.pages[0][0], 0xEE);
 }
 
 TEST(LayeredRestore, AHeaderThatDoesNotFitThePlanIsAFailure) {
@@ -203,7 +229,7 @@ TEST(LayeredRestore, AHeaderThatDoesNotFitThePlanIsAFailure) {
   std::mt19937 rng(77);
   SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
   const Chain c = write_chain(tier, rng, 2);
-  std::vector<std::vector<uint8_t>> mem;
+  PageMemory mem;
   LayeredPlan p = plan_for(c.keys, mem, 2);
   p.quantized = true;  // the files hold full-precision pages
   auto restore = std::make_shared<LayeredRestore>(tier, std::move(p), nullptr);
