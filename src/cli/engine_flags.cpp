@@ -95,8 +95,8 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& f) {
                  "pages waiting to be written to the SSD tier at most (older ones are dropped)")
       ->capture_default_str();
   cmd.add_flag("--no-restore-overlap{false}", o.restore_overlap,
-               "restore a prompt's pages from the SSD tier before the request runs, instead of "
-               "computing the rest of the prompt while its later layers are still being read");
+               "queue a request only once its pages restored from the SSD tier are all read, "
+               "instead of computing the rest of the prompt while later layers are read");
   cmd.add_option("--generation-checkpoint", o.generation_checkpoint_tokens,
                  "every N emitted tokens, checkpoint the generation under --ssd-cache so that an "
                  "identical request resumes it after a crash (0 = off)")

@@ -42,7 +42,7 @@ struct EngineOptions {
   int32_t restore_threads = 4;                     // SSD reads in flight
   // Restores overlapped with the rest of the prompt: the request runs once every
   // page's first layers are in, its forward waiting layer by layer for the rest
-  // (host pages; docs/durability.md). false: it waits for every page first.
+  // (host pages; docs/durability.md). false: it is queued once all are in.
   bool restore_overlap = true;
   // The layer ranges a layer-wise restore reads in turn; 0: as many as keep a
   // read of one page's range at ~192 KiB or more (1 to 4).

@@ -22,15 +22,18 @@ constexpr int kMaxRanges = 4;
 
 }  // namespace
 
-// Host pages written in place by the readers, a host model (its sampling drops
-// a cut-back row), and, for the full-precision tier of a quantizing scheme, a
-// chain that ends before the conversion (which would read every page at once).
+// Layer-wise reads need host pages the readers write in place, and a host
+// model (its sampling drops a cut-back row).
+bool Engine::Loop::layered(const Tier&) const {
+  return kv_.pages_in_place() && model_.device().kind == DeviceKind::kCpu;
+}
+
+// The request may run before every page is in unless --no-restore-overlap, or,
+// for the full-precision tier of a quantizing scheme, the chain reaches the
+// conversion (which reads every page at once).
 bool Engine::Loop::overlaps(const Tier& t, int64_t end_tokens) const {
-  if (!options_.restore_overlap || !kv_.pages_in_place() ||
-      model_.device().kind != DeviceKind::kCpu)
-    return false;
   const int64_t boundary = budget_.chunk_boundary();
-  return quantized_tier(t) || boundary <= 0 || end_tokens < boundary;
+  return options_.restore_overlap && (quantized_tier(t) || boundary <= 0 || end_tokens < boundary);
 }
 
 void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page) {
@@ -112,7 +115,7 @@ bool Engine::Loop::poll_layered(Restore& r) {
     if (it == active_.end() || it->second->finished) {  // cancelled: nothing enters the cache
       r.layered->end_chain(0);
       r.queued = true;
-    } else if (r.layered->headers_done()) {
+    } else if (r.overlap ? r.layered->headers_done() : r.layered->done()) {
       queue_layered(r, *it->second);
     }
   }
@@ -140,7 +143,7 @@ bool Engine::Loop::poll_layered(Restore& r) {
 void Engine::Loop::queue_layered(Restore& r, ActiveRequest& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool quantized = quantized_tier(*r.tier);
-  const size_t good = r.layered->header_pages();
+  const size_t good = r.layered->done() ? r.layered->good_pages() : r.layered->header_pages();
   for (; r.inserted < good; ++r.inserted) {
     const PageFileHeader& h = r.layered->header(r.inserted);
     std::vector<int32_t> pages = r.spare[r.inserted];

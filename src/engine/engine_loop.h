@@ -109,6 +109,7 @@ class Engine::Loop {
     // header and first layers are in, its pages entering the RAM tier pending.
     std::shared_ptr<LayeredRestore> layered;
     std::vector<PageKey> keys;  // the chain being read
+    bool overlap = false;       // queued once the first layers are in, else once all are
     bool queued = false;        // the request went to the scheduler (or was cancelled)
     size_t inserted = 0;        // pages inserted pending
   };
@@ -127,8 +128,10 @@ class Engine::Loop {
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
   void poll_restores();  // queues the requests whose restores settled
-  // Layer-wise restores (engine_layered.cpp): whether a chain of tier t ending
-  // at end_tokens may be restored overlapping the prompt, then the restore.
+  // Layer-wise restores (engine_layered.cpp): whether tier t's pages can be
+  // read straight into the pool, whether a chain ending at end_tokens may
+  // overlap the prompt, then the restore.
+  bool layered(const Tier& t) const;
   bool overlaps(const Tier& t, int64_t end_tokens) const;
   void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page);
   bool allocate_layered(Restore& r, std::vector<PageKey>& keys);

@@ -31,42 +31,45 @@ class SsdTierEngine : public SsdFolderTest {
     Engine e(*model_, nullptr, options(false, 0));
     return collect(e.submit(target()), log_);
   }
+  void expect_restored_equals_computed(const EngineOptions& o);
 
   std::unique_ptr<Model> model_;
 };
 
-TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
+// The sharer's run leaves its pages on disk at shutdown; a new engine with o
+// restores them for the target, whose output equals computing everything.
+void SsdTierEngine::expect_restored_equals_computed(const EngineOptions& o) {
   const Outcome want = computed();
   {
     Engine first(*model_, nullptr, options(true));
     collect(first.submit(sharer()), log_);
   }  // shutdown: cached pages spill, the queue drains
   ASSERT_GE(page_files().size(), 2u);
-  Engine second(*model_, nullptr, options(true));
+  Engine second(*model_, nullptr, o);
   EXPECT_GE(second.stats().ssd_files, 2);
   const Outcome got = collect(second.submit(target()), log_);
   EXPECT_EQ(got.final.usage.cached_tokens, 64);
   EXPECT_EQ(second.stats().ssd_restored_pages, 2);
+  EXPECT_EQ(second.stats().ssd_restore_cut_backs, 0);
   EXPECT_EQ(got.ids, want.ids);
   EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
 }
 
-// The restore that waits for every page before the request runs (what a
-// device's pages, and --no-restore-overlap, take).
+// Overlapped with the rest of the prompt (the default on host pages), in as
+// many layer ranges as the pages' size gives (one here), and in one per layer.
+TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
+  expect_restored_equals_computed(options(true));
+  EngineOptions o = options(true);
+  o.restore_layer_ranges = 4;
+  fs::remove_all(dir_);  // a fresh folder
+  expect_restored_equals_computed(o);
+}
+
+// --no-restore-overlap: the same reads, the request queued once all are in.
 TEST_F(SsdTierEngine, PrefixRestoredBeforeTheRequestRunsEqualsComputed) {
-  const Outcome want = computed();
-  {
-    Engine first(*model_, nullptr, options(true));
-    collect(first.submit(sharer()), log_);
-  }
   EngineOptions o = options(true);
   o.restore_overlap = false;
-  Engine second(*model_, nullptr, o);
-  const Outcome got = collect(second.submit(target()), log_);
-  EXPECT_EQ(got.final.usage.cached_tokens, 64);
-  EXPECT_EQ(second.stats().ssd_restored_pages, 2);
-  EXPECT_EQ(got.ids, want.ids);
-  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+  expect_restored_equals_computed(o);
 }
 
 // A byte of the second page's last layer flipped: its header and first layers

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "ssd_test_util.h"
@@ -63,21 +65,38 @@ LayeredPlan plan_for(const std::vector<PageKey>& keys, PageMemory& mem, int n_ra
   return p;
 }
 
-struct Chain {
-  std::vector<PageRecord> records;
-  std::vector<PageKey> keys;
-};
-
-Chain write_chain(SsdTier& tier, std::mt19937& rng, int n) {
-  Chain c;
-  PageKey parent;
-  for (int i = 0; i < n; ++i) {
-    c.records.push_back(test::make_record(rng, tier.ns(), parent, shape()));
-    EXPECT_TRUE(tier.write(c.records.back()).ok());
-    c.keys.push_back(parent = c.records.back().key);
+// A tier in a fresh folder holding a chain of pages, the page memory a
+// restore of it fills, and the readers.
+class LayeredRestoreTest : public ::testing::Test {
+ protected:
+  void write_chain(int n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    PageKey parent;
+    for (int i = 0; i < n; ++i) {
+      records_.push_back(test::make_record(rng, tier_.ns(), parent, shape()));
+      ASSERT_TRUE(tier_.write(records_.back()).ok());
+      keys_.push_back(parent = records_.back().key);
+    }
   }
-  return c;
-}
+  std::shared_ptr<LayeredRestore> make(LayeredPlan plan, std::function<void()> wake = {}) {
+    return std::make_shared<LayeredRestore>(tier_, std::move(plan), std::move(wake));
+  }
+  void start(LayeredRestore& r, int threads) {
+    restorer_ = std::make_unique<SsdRestorer>(tier_, threads);
+    r.start(*restorer_);
+  }
+  bool page_whole(size_t i) const {
+    return test::same_bytes(mem_.pages[i * 2], records_[i].groups[0].bytes) &&
+           test::same_bytes(mem_.pages[i * 2 + 1], records_[i].groups[1].bytes);
+  }
+
+  test::TempDir tmp_;
+  SsdTier tier_{tmp_.path(), int64_t{1} << 30, test::test_ns()};
+  std::vector<PageRecord> records_;
+  std::vector<PageKey> keys_;
+  PageMemory mem_;
+  std::unique_ptr<SsdRestorer> restorer_;  // first to go: its readers use the rest
+};
 
 TEST(PageFileSegments, APartChecksOnlyTheSegmentsItTouches) {
   std::mt19937 rng(71);
@@ -115,130 +134,93 @@ TEST(PageFileSegments, AFormatVersionOneFileIsAMiss) {
   EXPECT_EQ(decode_page_file(f, ns.key(), r.key, out).error, PageFileError::kBadVersion);
 }
 
-TEST(LayeredRestore, PagesArriveWhereThePlanSaysRangeByRange) {
-  test::TempDir tmp;
-  std::mt19937 rng(73);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 6);
-  PageMemory mem;
+TEST_F(LayeredRestoreTest, PagesArriveWhereThePlanSaysRangeByRange) {
+  write_chain(6, 73);
   std::atomic<int> wakes{0};
-  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), [&] { ++wakes; });
-  SsdRestorer restorer(tier, 3);
-  restore->start(restorer);
+  auto restore = make(plan_for(keys_, mem_, 4), [&] { ++wakes; });
+  start(*restore, 3);
   for (int l = 0; l < 8; ++l) restore->wait_layer(l);
   EXPECT_TRUE(restore->done());
   EXPECT_TRUE(restore->headers_done());
   EXPECT_EQ(restore->good_pages(), 6u);
   EXPECT_EQ(restore->failed_from(), -1);
   for (size_t i = 0; i < 6; ++i) {
-    for (size_t g = 0; g < 2; ++g)
-      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes))
-          << i << " " << g;
-    EXPECT_EQ(restore->header(i).tokens, c.records[i].tokens);
-    EXPECT_EQ(restore->header(i).parent, c.records[i].parent);
+    EXPECT_TRUE(page_whole(i)) << i;
+    EXPECT_EQ(restore->header(i).tokens, records_[i].tokens);
+    EXPECT_EQ(restore->header(i).parent, records_[i].parent);
   }
-  EXPECT_EQ(tier.stats().hits, 6);
+  EXPECT_EQ(tier_.stats().hits, 6);
   // First ranges in, then everything (the last call may follow the wait's return).
   for (int i = 0; i < 1000 && wakes.load() < 2; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(wakes.load(), 2);
 }
 
-TEST(LayeredRestore, PageMemoryOffTheBlockBoundaryIsFilledThroughABuffer) {
-  test::TempDir tmp;
-  std::mt19937 rng(78);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 3);
-  PageMemory mem;
-  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4, 64), nullptr);
-  SsdRestorer restorer(tier, 2);
-  restore->start(restorer);
+TEST_F(LayeredRestoreTest, PageMemoryOffTheBlockBoundaryIsFilledThroughABuffer) {
+  write_chain(3, 78);
+  auto restore = make(plan_for(keys_, mem_, 4, 64));
+  start(*restore, 2);
   restore->wait_all();
   EXPECT_EQ(restore->good_pages(), 3u);
-  for (size_t i = 0; i < 3; ++i)
-    for (size_t g = 0; g < 2; ++g)
-      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes)) << i;
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(page_whole(i)) << i;
 }
 
 // A flipped byte in page 3's last layer: pages 0-2 whole, the chain ends at 3,
 // its later pages are never read, and the failure names page 3's position.
-TEST(LayeredRestore, ALateFailureEndsTheChainAtItsPage) {
-  test::TempDir tmp;
-  std::mt19937 rng(74);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 6);
+TEST_F(LayeredRestoreTest, ALateFailureEndsTheChainAtItsPage) {
+  write_chain(6, 74);
   PageFileHeader h;
-  const std::vector<uint8_t> f = test::read_all(tier.path_of(c.keys[3]));
-  ASSERT_TRUE(parse_page_header(f, static_cast<int64_t>(f.size()), tier.ns().key(), h).ok());
-  test::flip_byte(tier.path_of(c.keys[3]), h.groups[0].offset + h.groups[0].bytes - 5);
-  PageMemory mem;
-  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
-  SsdRestorer restorer(tier, 2);
-  restore->start(restorer);
+  const std::vector<uint8_t> f = test::read_all(tier_.path_of(keys_[3]));
+  ASSERT_TRUE(parse_page_header(f, static_cast<int64_t>(f.size()), tier_.ns().key(), h).ok());
+  test::flip_byte(tier_.path_of(keys_[3]), h.groups[0].offset + h.groups[0].bytes - 5);
+  auto restore = make(plan_for(keys_, mem_, 4));
+  start(*restore, 2);
   restore->wait_layer(0);
   restore->wait_all();
   EXPECT_EQ(restore->good_pages(), 3u);
   EXPECT_EQ(restore->failed_from(), (5 + 3) * shape().page_tokens);
-  for (size_t i = 0; i < 3; ++i)
-    for (size_t g = 0; g < 2; ++g)
-      EXPECT_TRUE(test::same_bytes(mem.pages[i * 2 + g], c.records[i].groups[g].bytes)) << i;
-  EXPECT_EQ(tier.stats().corrupt, 1);
-  EXPECT_FALSE(tier.contains(c.keys[3]));  // set aside, never served again
-  EXPECT_TRUE(tier.contains(c.keys[4]));   // unread, left as it was
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(page_whole(i)) << i;
+  EXPECT_EQ(tier_.stats().corrupt, 1);
+  EXPECT_FALSE(tier_.contains(keys_[3]));  // set aside, never served again
+  EXPECT_TRUE(tier_.contains(keys_[4]));   // unread, left as it was
 }
 
-TEST(LayeredRestore, AForwardWaitsForItsLayerOnEveryPage) {
-  test::TempDir tmp;
-  std::mt19937 rng(75);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 4);
-  PageMemory mem;
-  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 4), nullptr);
-  SsdRestorer restorer(tier, 4);
-  restore->start(restorer);
+TEST_F(LayeredRestoreTest, AForwardWaitsForItsLayerOnEveryPage) {
+  write_chain(4, 75);
+  auto restore = make(plan_for(keys_, mem_, 4));
+  start(*restore, 4);
   restore->wait_layer(6);  // range 3: the last pair of layers
-  for (size_t i = 0; i < 4; ++i) {
-    const auto from = static_cast<size_t>(6 * 8192), to = static_cast<size_t>(8 * 8192);
-    EXPECT_EQ(std::memcmp(mem.pages[i * 2].data() + from,
-                          c.records[i].groups[0].bytes.data() + from, to - from),
+  const auto from = static_cast<size_t>(6 * 8192), to = static_cast<size_t>(8 * 8192);
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(std::memcmp(mem_.pages[i * 2].data() + from,
+                          records_[i].groups[0].bytes.data() + from, to - from),
               0)
         << i;
-  }
   restore->wait_all();
 }
 
-TEST(LayeredRestore, EndingTheChainFirstSkipsEveryPart) {
-  test::TempDir tmp;
-  std::mt19937 rng(76);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 5);
-  PageMemory mem;
-  auto restore = std::make_shared<LayeredRestore>(tier, plan_for(c.keys, mem, 2), nullptr);
+TEST_F(LayeredRestoreTest, EndingTheChainFirstSkipsEveryPart) {
+  write_chain(5, 76);
+  auto restore = make(plan_for(keys_, mem_, 2));
   restore->end_chain(0);
-  SsdRestorer restorer(tier, 2);
-  restore->start(restorer);
+  start(*restore, 2);
   restore->wait_all();
   EXPECT_EQ(restore->good_pages(), 0u);
   EXPECT_EQ(restore->failed_from(), 5 * shape().page_tokens);
-  EXPECT_EQ(tier.stats().hits + tier.stats().misses, 0);
-  EXPECT_EQ(mem.pages[0][0], 0xEE);
+  EXPECT_EQ(tier_.stats().hits + tier_.stats().misses, 0);
+  EXPECT_EQ(mem_.pages[0][0], 0xEE);
 }
 
-TEST(LayeredRestore, AHeaderThatDoesNotFitThePlanIsAFailure) {
-  test::TempDir tmp;
-  std::mt19937 rng(77);
-  SsdTier tier(tmp.path(), int64_t{1} << 30, test::test_ns());
-  const Chain c = write_chain(tier, rng, 2);
-  PageMemory mem;
-  LayeredPlan p = plan_for(c.keys, mem, 2);
+TEST_F(LayeredRestoreTest, AHeaderThatDoesNotFitThePlanIsAFailure) {
+  write_chain(2, 77);
+  LayeredPlan p = plan_for(keys_, mem_, 2);
   p.quantized = true;  // the files hold full-precision pages
-  auto restore = std::make_shared<LayeredRestore>(tier, std::move(p), nullptr);
-  SsdRestorer restorer(tier, 2);
-  restore->start(restorer);
+  auto restore = make(std::move(p));
+  start(*restore, 2);
   restore->wait_all();
   EXPECT_EQ(restore->good_pages(), 0u);
-  EXPECT_EQ(tier.stats().hits, 0);
-  EXPECT_FALSE(tier.contains(c.keys[0]));  // never served again
+  EXPECT_EQ(tier_.stats().hits, 0);
+  EXPECT_FALSE(tier_.contains(keys_[0]));  // never served again
 }
 
 TEST(LayerRanges, SplitLayersInOrderAndAboutEvenly) {
