@@ -23,11 +23,11 @@ namespace cairn::cuda {
 
 namespace {
 
-// CAIRN_CUDA_FUSED_INPUTS=1 at start-up turns the fused inputs on (set_fused_inputs).
+// On unless CAIRN_CUDA_FUSED_INPUTS=0 at start-up (set_fused_inputs).
 std::atomic<bool>& fused_slot() {
   static std::atomic<bool> on{[] {
     const char* v = std::getenv("CAIRN_CUDA_FUSED_INPUTS");
-    return v != nullptr && v[0] == '1';
+    return v == nullptr || v[0] != '0';
   }()};
   return on;
 }

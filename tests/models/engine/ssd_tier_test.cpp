@@ -76,6 +76,9 @@ TEST_F(SsdTierEngine, PrefixRestoredBeforeTheRequestRunsEqualsComputed) {
 // pass, so the request runs over it while the rest arrives; the last layer
 // fails its check, the sequence is cut back to that page and computes it.
 TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
+#ifdef CAIRN_ENGINE_ON_GPU
+  GTEST_SKIP() << "layer-wise restores are for host pages; a GPU's restore waits for every page";
+#endif
   const Outcome want = computed();
   {
     Engine first(*model_, nullptr, options(true));
