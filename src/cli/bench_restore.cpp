@@ -115,7 +115,8 @@ void print_overlap(const std::vector<Round>& rs) {
       median(on), median(off), on.size(), median(saved) * 1e3);
 }
 
-void print_rounds(const std::vector<Round>& all, double cold, int threads) {
+// Returns the median restore rate (MB/s) of the rounds it prints.
+double print_rounds(const std::vector<Round>& all, double cold, int threads) {
   std::vector<Round> rs;  // the restores measured: the overlapped ones when there are
   for (const Round& r : all)
     if (r.overlapped == all.front().overlapped) rs.push_back(r);
@@ -137,6 +138,7 @@ void print_rounds(const std::vector<Round>& all, double cold, int threads) {
       a.overlapped ? " (overlapped)" : "", a.pages, static_cast<double>(a.bytes) / 1e6,
       median(rates), *std::min_element(rates.begin(), rates.end()),
       *std::max_element(rates.begin(), rates.end()), threads, a.copy_s, a.restore_s);
+  return median(rates);
 }
 
 }  // namespace
@@ -180,7 +182,7 @@ void run_restore_bench(Model& model, const EngineOptions& base, const RestoreBen
     same.push_back(d.same_mb_s);
     best.push_back(d.best());
   }
-  print_rounds(rounds, cold, f.restore_threads);
+  const double rate = print_rounds(rounds, cold, f.restore_threads);
   const Round& a = rounds.front();
   const int64_t file = a.pages > 0 ? a.bytes / a.pages : 4096;
   const double top = *std::max_element(best.begin(), best.end());
@@ -188,12 +190,9 @@ void run_restore_bench(Model& model, const EngineOptions& base, const RestoreBen
       "  disk O_DIRECT: {:.0f} MB/s median ({} KiB requests, {} in flight); best of every "
       "way measured {:.0f} MB/s\n",
       median(same), (file + 4095) / 4096 * 4, f.restore_threads, top);
-  std::vector<double> rates;
-  for (const Round& r : rounds)
-    if (r.overlapped == a.overlapped) rates.push_back(r.mb_per_s());
   if (top > 0)
     fmt::print("  restore / disk: {:.0f}% of the same-shaped reads, {:.0f}% of the best\n",
-               100.0 * median(rates) / median(same), 100.0 * median(rates) / top);
+               100.0 * rate / median(same), 100.0 * rate / top);
 }
 
 }  // namespace cairn

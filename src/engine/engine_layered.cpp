@@ -24,8 +24,16 @@ constexpr int kMaxRanges = 4;
 
 // Layer-wise reads need host pages the readers write in place, and a host
 // model (its sampling drops a cut-back row).
-bool Engine::Loop::layered(const Tier&) const {
+bool Engine::Loop::restores_in_place() const {
   return kv_.pages_in_place() && model_.device().kind == DeviceKind::kCpu;
+}
+
+// One restored page's pool bytes over every group, in the tier's format.
+int64_t Engine::Loop::restore_page_bytes(bool quantized) const {
+  int64_t n = 0;
+  for (size_t g = 0; g < kv_.groups().size(); ++g)
+    n += kv_.pool().page_bytes(kv_.group_arena(static_cast<int>(g), quantized));
+  return n;
 }
 
 // The request may run before every page is in unless --no-restore-overlap, or,
@@ -38,9 +46,8 @@ bool Engine::Loop::overlaps(const Tier& t, int64_t end_tokens) const {
 
 void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page) {
   if (!allocate_layered(r, keys)) return;
-  r.keys = std::move(keys);
-  r.layered =
-      std::make_shared<LayeredRestore>(*r.tier->ssd, layered_plan(r, first_page), restore_waker());
+  r.layered = std::make_shared<LayeredRestore>(
+      *r.tier->ssd, layered_plan(r, std::move(keys), first_page), restore_waker());
   r.layered->start(*r.tier->restorer);
 }
 
@@ -49,10 +56,8 @@ void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t 
 bool Engine::Loop::allocate_layered(Restore& r, std::vector<PageKey>& keys) {
   const bool quantized = quantized_tier(*r.tier);
   const size_t n_groups = kv_.groups().size();
+  const int64_t need = restore_page_bytes(quantized);
   for (size_t i = 0; i < keys.size(); ++i) {
-    int64_t need = 0;
-    for (size_t g = 0; g < n_groups; ++g)
-      need += kv_.pool().page_bytes(kv_.group_arena(static_cast<int>(g), quantized));
     if (kv_.pool().free_bytes() < need && !(cache_ && cache_->evict_until_free(need, r.parent))) {
       keys.resize(i);
       break;
@@ -70,18 +75,16 @@ bool Engine::Loop::allocate_layered(Restore& r, std::vector<PageKey>& keys) {
   return !keys.empty();
 }
 
-LayeredPlan Engine::Loop::layered_plan(const Restore& r, int64_t first_page) {
+LayeredPlan Engine::Loop::layered_plan(const Restore& r, std::vector<PageKey> keys,
+                                       int64_t first_page) {
   const bool quantized = quantized_tier(*r.tier);
   const std::vector<LayerGroup>& groups = kv_.groups();
   LayeredPlan p;
-  p.keys = r.keys;
-  int64_t page_bytes = 0;
-  for (size_t g = 0; g < groups.size(); ++g)
-    page_bytes += kv_.pool().page_bytes(kv_.group_arena(static_cast<int>(g), quantized));
-  const int n =
-      options_.restore_layer_ranges > 0
-          ? options_.restore_layer_ranges
-          : static_cast<int>(std::clamp<int64_t>(page_bytes / kMinPartBytes, 1, kMaxRanges));
+  p.keys = std::move(keys);
+  const int n = options_.restore_layer_ranges > 0
+                    ? options_.restore_layer_ranges
+                    : static_cast<int>(std::clamp<int64_t>(
+                          restore_page_bytes(quantized) / kMinPartBytes, 1, kMaxRanges));
   p.range_of_layer = layer_ranges(model_.config().n_layers, n);
   const size_t n_ranges = static_cast<size_t>(p.range_of_layer.back()) + 1;
   p.parts.assign(n_ranges, std::vector<std::pair<uint64_t, uint64_t>>(groups.size()));
@@ -123,10 +126,10 @@ bool Engine::Loop::poll_layered(Restore& r) {
   const size_t good = r.layered->good_pages();
   for (size_t i = 0; i < r.inserted; ++i) {
     if (i >= good) {
-      cache_->drop_pending(r.keys[i]);  // and every page after it, under it
+      cache_->drop_pending(r.layered->key(i));  // and every page after it, under it
       break;
     }
-    cache_->settle_pending(r.keys[i]);
+    cache_->settle_pending(r.layered->key(i));
   }
   counts_.ssd_restored_pages += static_cast<int64_t>(std::min(good, r.inserted));
   counts_.ssd_restore_wall_seconds +=
@@ -149,8 +152,8 @@ void Engine::Loop::queue_layered(Restore& r, ActiveRequest& a) {
     std::vector<int32_t> pages = r.spare[r.inserted];
     for (size_t g = 0; g < pages.size(); ++g)
       if (h.groups[g].bytes == 0) pages[g] = -1;  // a sliding group's released page
-    if (!cache_->insert_pending(r.tier->ns, r.keys[r.inserted], h.parent, h.tokens, quantized,
-                                h.min_reusable, pages, r.layered))
+    if (!cache_->insert_pending(r.tier->ns, r.layered->key(r.inserted), h.parent, h.tokens,
+                                quantized, h.min_reusable, pages, r.layered))
       break;
   }
   r.layered->end_chain(r.inserted);  // what is not cached is not read

@@ -287,9 +287,7 @@ void Engine::Loop::attach_prefix(ActiveRequest& a, const Admission& adm) {
   if (boundary > 0 && !a.quantized && m.n_tokens >= boundary) {
     // The conversion reads every page: pages still arriving must be in first
     // (a failed one cuts the sequence back after its step, to the start).
-    std::vector<std::shared_ptr<LayerGate>> gates = kv_.take_gates(adm.slot);
-    for (const std::shared_ptr<LayerGate>& g : gates) g->wait_all();
-    for (std::shared_ptr<LayerGate>& g : gates) kv_.add_gate(adm.slot, std::move(g));
+    for (const std::shared_ptr<LayerGate>& g : kv_.gates(adm.slot)) g->wait_all();
     // What computing these positions would have done on crossing quant_start.
     kv_.quantize_now(adm.slot);
     a.quantized = true;

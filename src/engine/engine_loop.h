@@ -108,10 +108,9 @@ class Engine::Loop {
     // Layer-wise (engine_layered.cpp): the request is queued once every page's
     // header and first layers are in, its pages entering the RAM tier pending.
     std::shared_ptr<LayeredRestore> layered;
-    std::vector<PageKey> keys;  // the chain being read
-    bool overlap = false;       // queued once the first layers are in, else once all are
-    bool queued = false;        // the request went to the scheduler (or was cancelled)
-    size_t inserted = 0;        // pages inserted pending
+    bool overlap = false;  // queued once the first layers are in, else once all are
+    bool queued = false;   // the request went to the scheduler (or was cancelled)
+    size_t inserted = 0;   // pages inserted pending
   };
   void open_tiers(const std::string& scheme);
   // Host-RAM tier (engine_host_tier.cpp).
@@ -128,14 +127,15 @@ class Engine::Loop {
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
   void poll_restores();  // queues the requests whose restores settled
-  // Layer-wise restores (engine_layered.cpp): whether tier t's pages can be
-  // read straight into the pool, whether a chain ending at end_tokens may
-  // overlap the prompt, then the restore.
-  bool layered(const Tier& t) const;
+  // Layer-wise restores (engine_layered.cpp): whether restored pages can be
+  // read straight into the pool, whether a chain of tier t ending at
+  // end_tokens may overlap the prompt, then the restore.
+  bool restores_in_place() const;
+  int64_t restore_page_bytes(bool quantized) const;
   bool overlaps(const Tier& t, int64_t end_tokens) const;
   void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page);
   bool allocate_layered(Restore& r, std::vector<PageKey>& keys);
-  LayeredPlan layered_plan(const Restore& r, int64_t first_page);
+  LayeredPlan layered_plan(const Restore& r, std::vector<PageKey> keys, int64_t first_page);
   bool poll_layered(Restore& r);  // true once it is over
   void queue_layered(Restore& r, ActiveRequest& a);
   // After a forward: sequences whose attached pages failed a check past where

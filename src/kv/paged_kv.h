@@ -118,7 +118,8 @@ class PagedKvState final : public KvView {
   // take_gates, free_sequence, or when the slot is emptied.
   void add_gate(int32_t slot, std::shared_ptr<LayerGate> gate);
   std::vector<std::shared_ptr<LayerGate>> take_gates(int32_t slot);
-  bool has_gates(int32_t slot) const;
+  bool has_gates(int32_t slot) const { return !gates(slot).empty(); }
+  const std::vector<std::shared_ptr<LayerGate>>& gates(int32_t slot) const;
   // Converts slot to its quantized formats now (what crossing quant_start does).
   void quantize_now(int32_t slot);
 

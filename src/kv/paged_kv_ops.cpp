@@ -42,8 +42,8 @@ std::vector<std::shared_ptr<LayerGate>> PagedKvState::take_gates(int32_t slot) {
   return std::exchange(seqs_[static_cast<size_t>(slot)].gates, {});
 }
 
-bool PagedKvState::has_gates(int32_t slot) const {
-  return !seq_at(slot).gates.empty();
+const std::vector<std::shared_ptr<LayerGate>>& PagedKvState::gates(int32_t slot) const {
+  return seq_at(slot).gates;
 }
 
 void PagedKvState::release_from(Sequence& s, int g, size_t first_page) {

@@ -51,6 +51,7 @@ class LayeredRestore final : public LayerGate, public std::enable_shared_from_th
   // Queues every part on restorer, range-major (each holds the restore).
   void start(SsdRestorer& restorer);
   size_t n_pages() const { return plan_.keys.size(); }
+  const PageKey& key(size_t i) const { return plan_.keys.at(i); }
 
   void wait_layer(int layer) override;
   void wait_all() override;
