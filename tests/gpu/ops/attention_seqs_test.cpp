@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -216,6 +217,14 @@ double time_us(F&& step) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters * 1e6;
 }
 
+// FNV-1a of a tensor's bytes: builds compared on the same inputs must print the same.
+uint64_t fnv_of(const Tensor& h) {
+  uint64_t fnv = 1469598103934665603ull;
+  for (size_t i = 0; i < h.nbytes(); ++i)
+    fnv = (fnv ^ static_cast<const uint8_t*>(h.raw())[i]) * 1099511628211ull;
+  return fnv;
+}
+
 // One decode step of one layer at `batch` sequences of n_kv keys (32 heads over 8
 // KV heads, head_dim 128, bf16 K/V): the K/V append and attention as one
 // convert_rows and one attention_seqs, against a convert pair and an attention
@@ -243,7 +252,9 @@ void bench_decode(int64_t batch, int64_t n_kv) {
     ops::convert_rows(copies);
     ops::attention_seqs(q, seqs, qp, p, out);
   });
-  const double looped = time_us([&] {
+  // CAIRN_BENCH_DECODE set: the batched call alone (profilers see only its kernels).
+  const bool loop = std::getenv("CAIRN_BENCH_DECODE") == nullptr;
+  const double looped = !loop ? 0.0 : time_us([&] {
     for (int64_t i = 0; i < batch; ++i) {
       const size_t si = static_cast<size_t>(i);
       Tensor kd = ks[si].slice_rows(n_kv, n_kv + 1), vd = vs[si].slice_rows(n_kv, n_kv + 1);
@@ -257,10 +268,25 @@ void bench_decode(int64_t batch, int64_t n_kv) {
   const double kv_bytes = 2.0 * static_cast<double>(batch * n_kv * n_kv_heads * hd) * 2;
   std::printf(
       "attention_seqs decode bf16 batch %lld n_kv %lld: %.1f us/layer (%.0f GB/s of K/V); "
-      "per sequence %.1f us/layer\n",
+      "per sequence %.1f us/layer, output %016llx\n",
       static_cast<long long>(batch), static_cast<long long>(n_kv), batched,
-      kv_bytes / batched / 1e3, looped);
-  EXPECT_GT(looped, 0.0);
+      kv_bytes / batched / 1e3, looped, static_cast<unsigned long long>(fnv_of(to_host(out))));
+  EXPECT_GT(batched, 0.0);
+}
+
+// The sizes of CAIRN_BENCH_DECODE ("128x512,64x4096"), else the default list.
+std::vector<std::pair<int64_t, int64_t>> decode_sizes() {
+  const char* env = std::getenv("CAIRN_BENCH_DECODE");
+  if (env == nullptr) return {{1, 512}, {1, 4096}, {1, 32768}, {16, 512}, {128, 512}, {64, 4096}};
+  std::vector<std::pair<int64_t, int64_t>> sizes;
+  long long b = 0, n = 0;
+  for (const char* c = env; std::sscanf(c, "%lldx%lld", &b, &n) == 2;) {
+    sizes.emplace_back(b, n);
+    c = std::strchr(c, ',');
+    if (c == nullptr) break;
+    ++c;
+  }
+  return sizes;
 }
 
 // The attention of one layer of a causal prefill of n tokens in one sequence (by default 32
@@ -278,11 +304,7 @@ void bench_prefill(int64_t n, int64_t n_heads = 32, int64_t n_kv_heads = 8, int6
   const ops::AttentionParams p{1.0f / std::sqrt(float(hd)), 0.0f, 0};
   const double us = time_us([&] { ops::attention_seqs(q, seqs, qp, p, out); });
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * hd * n_heads;
-  // FNV-1a of the output's bytes: builds compared on the same inputs must print the same.
-  const Tensor h = to_host(out);
-  uint64_t fnv = 1469598103934665603ull;
-  for (size_t i = 0; i < h.nbytes(); ++i)
-    fnv = (fnv ^ static_cast<const uint8_t*>(h.raw())[i]) * 1099511628211ull;
+  const uint64_t fnv = fnv_of(to_host(out));
   std::printf(
       "attention_seqs prefill bf16 n %lld, head_dim %lld: %.1f us/layer, %.1f TFLOP/s, output "
       "%016llx\n",
@@ -301,15 +323,10 @@ TEST(DISABLED_AttentionSeqsBench, Decode) {
   CAIRN_NEED_GPU();
   const bool saved = cuda::attention_tensor_cores();
   for (bool tc : {true, false}) {
+    if (!tc && std::getenv("CAIRN_BENCH_DECODE") != nullptr) break;  // the default path only
     cuda::set_attention_tensor_cores(tc);
     std::printf("tensor cores %s:\n", tc ? "on" : "off");
-    for (auto [batch, n_kv] : {std::pair<int64_t, int64_t>{1, 512},
-                               {1, 4096},
-                               {1, 32768},
-                               {16, 512},
-                               {128, 512},
-                               {64, 4096}})
-      bench_decode(batch, n_kv);
+    for (auto [batch, n_kv] : decode_sizes()) bench_decode(batch, n_kv);
   }
   cuda::set_attention_tensor_cores(saved);
 }
