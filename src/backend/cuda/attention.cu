@@ -174,7 +174,20 @@ std::atomic<int>& forced_wide_blocks() {
   return mode;
 }
 
+// Slots of the narrow decode blocks (1 or 2), 0: none (CAIRN_ATTENTION_NARROW; default 2).
+std::atomic<int>& narrow_slots() {
+  static std::atomic<int> n{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_NARROW");
+    return v ? std::clamp(std::atoi(v), 0, 2) : 2;
+  }()};
+  return n;
+}
+
 }  // namespace
+
+int tc::narrow_block_slots() {
+  return narrow_slots().load();
+}
 
 bool tc::wide_staging(int64_t blocks) {
   if (const int forced = forced_wide_blocks().load(); forced != 0) return forced > 0;
@@ -203,6 +216,10 @@ void set_attention_splits_per_block(int n) {
 
 void set_attention_wide_blocks(int mode) {
   attn::forced_wide_blocks().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
+}
+
+void set_attention_narrow_blocks(int slots) {
+  attn::narrow_slots().store(std::clamp(slots, 0, 2));
 }
 
 void set_attention_tensor_cores(bool on) {

@@ -23,6 +23,11 @@ void set_attention_splits_per_block(int n);
 // Split grids of four-warp blocks that attend a key split together (1), of one-warp blocks
 // (-1), or by the grid's size (0, the default): speed only, for tests.
 void set_attention_wide_blocks(int mode);
+// Decode split grids (every sequence at most 8 rows a KV head: one query of a GQA group of up
+// to 8) on one-warp blocks of 8 rows (attention_tc_narrow.cuh) staging K and V through `slots`
+// slots (1 or 2), or on the 16-row blocks (0): speed only. Default 2 unless
+// CAIRN_ATTENTION_NARROW is set (read once per process).
+void set_attention_narrow_blocks(int slots);
 bool attention_tensor_cores();
 
 }  // namespace cairn::cuda

@@ -9,6 +9,7 @@
 #include "backend/cuda/attention.h"
 #include "backend/cuda/attention_blocks.cuh"
 #include "backend/cuda/attention_tc_coop.cuh"
+#include "backend/cuda/attention_tc_narrow.cuh"
 #include "backend/cuda/cuda_runtime.h"
 
 namespace cairn::cuda::attn {
@@ -45,6 +46,9 @@ bool wide_staging(int64_t blocks);
 // once), for a grid of `blocks` one-split blocks whose longest row has max_splits: 1, 2 or 4,
 // by the grid's size. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a process) forces it.
 int splits_per_block(int64_t blocks, int max_splits);
+// Slots of the narrow decode blocks (attention_tc_narrow.cuh), 0 when they are off
+// (cuda::set_attention_narrow_blocks).
+int narrow_block_slots();
 }  // namespace tc
 
 inline size_t smem_bytes(int rows_per_warp, int stride) {

@@ -111,6 +111,20 @@ __global__ void __launch_bounds__(NT)
                                  min(first + per_block, p.n_splits));
 }
 
+// seqs_tc_split_kernel on the narrow blocks of decode (every sequence at most 8 rows a KV head).
+template <typename T, int HD, int Slots>
+__global__ void __launch_bounds__(32)
+    seqs_tc_narrow_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
+  extern __shared__ float4 smem4[];
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const Params p = seq_params(base, e);
+  const int first = static_cast<int>(blockIdx.x) * per_block;
+  if (first >= p.n_splits) return;  // a shorter sequence
+  tc::narrow_split_block<T, HD, Slots>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                                       (blockIdx.z - e.split_begin) * tc::kRows, first,
+                                       min(first + per_block, p.n_splits));
+}
+
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
 template <typename T, int HD>
 __global__ void __launch_bounds__(kThreads)
@@ -127,6 +141,7 @@ struct Plan {
   std::vector<SeqEntry> seqs;
   int64_t split_blocks = 0, fused_blocks = 0, combine_blocks = 0, fused_rows = 0;
   int64_t ws_floats = 0;
+  int64_t max_rows = 0;  // the most rows of one KV head a sequence has
   int max_splits = 0;
   bool split_path = false;
   bool tensor_cores = false;  // the rows' arithmetic (tensor_core_rows)
@@ -173,6 +188,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
     plan.fused_rows += rows_per_head;
     plan.ws_floats += s.n_q * base.n_heads * n_splits * (base.head_dim + 2);
     plan.max_splits = std::max(plan.max_splits, n_splits);
+    plan.max_rows = std::max(plan.max_rows, rows_per_head);
     plan.seqs.push_back(e);
   }
   // Speed only: the split path when the fused grid would not fill the GPU twice
@@ -211,6 +227,18 @@ void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
   check_launch("attention seqs_fused_kernel");
 }
 
+// The narrow blocks' grid (one block of 8 rows a sequence and KV head, per_block splits each).
+template <typename T, int HD, int Slots>
+void launch_narrow(const Params& base, const Plan& plan, const SeqEntry* table, dim3 grid,
+                   int per_block) {
+  const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
+  static const bool ready = (allow_smem(seqs_tc_narrow_kernel<T, HD, Slots>, smem), true);
+  (void)ready;
+  seqs_tc_narrow_kernel<T, HD, Slots>
+      <<<grid, 32, smem, stream()>>>(base, table, static_cast<int>(plan.seqs.size()), per_block);
+  check_launch("attention seqs_tc_narrow_kernel");
+}
+
 template <typename T, int HD>
 void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
   const int n = static_cast<int>(plan.seqs.size());
@@ -227,9 +255,14 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
     const dim3 grid(static_cast<unsigned>((plan.max_splits + per_block - 1) / per_block),
                     static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
+    const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
     if (wide)
       seqs_tc_split_kernel<T, HD, kThreads>
           <<<grid, kThreads, wide_smem, stream()>>>(base, table, n, per_block);
+    else if (narrow == 1)
+      launch_narrow<T, HD, 1>(base, plan, table, grid, per_block);
+    else if (narrow == 2)
+      launch_narrow<T, HD, 2>(base, plan, table, grid, per_block);
     else
       seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n, per_block);
     check_launch("attention seqs_tc_split_kernel");

@@ -127,15 +127,15 @@ __device__ __forceinline__ void q_row(const Params& p, int kvh, int row0, int i,
     }
 }
 
-// The warp's rows [row0, row0 + 16) of KV head kvh: q' split into hi and lo tiles (row i's
-// 16-byte chunk c at swizzled(i, c), as mma_tile.cuh lays out k-tiles), and this lane's Rows.
-// Rows past the last are zeros and invalid.
-template <typename T, int HD>
+// The warp's rows [row0, row0 + NR) of KV head kvh (NR 16, or 8 for a narrow block): q' split
+// into hi and lo tiles of NR rows (row i's 16-byte chunk c at swizzled(i, c), as mma_tile.cuh
+// lays out k-tiles), and this lane's Rows. Rows past the last are zeros and invalid.
+template <typename T, int HD, int NR = kRows>
 __device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, uint8_t* q_lo,
                             Rows& rows) {
   const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
   constexpr int kBatch = 4;  // rows whose loads are in flight together
-  for (int i0 = 0; i0 < kRows; i0 += kBatch) {
+  for (int i0 = 0; i0 < NR; i0 += kBatch) {
     float x[kBatch][HD / 32];  // of row i0 + r: elements 2·lane + 64j and the one after
 #pragma unroll
     for (int r = 0; r < kBatch; ++r) {

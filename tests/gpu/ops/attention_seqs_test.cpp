@@ -67,13 +67,13 @@ std::string describe(const Params& c, const char* mix) {
 // The sequences' query rows back to back after one row no sequence owns (row 0),
 // listed in reverse row order; K/V buffers 3 rows longer than n_kv.
 // alone_wide: the per-sequence calls' split blocks (cuda::set_attention_wide_blocks); the batch
-// runs under the caller's setting.
+// runs under the caller's setting. heads: query heads over kKvHeads KV heads.
 void expect_bitwise_per_sequence(const std::vector<SeqShape>& shapes, const Params& c,
-                                 const char* mix, int alone_wide = 0) {
+                                 const char* mix, int alone_wide = 0, int64_t heads = kHeads) {
   std::mt19937 rng(static_cast<uint32_t>(c.head_dim * 31 + c.window + shapes.size()));
   int64_t n_rows = 1;
   for (const SeqShape& s : shapes) n_rows += s.n_q;
-  const Tensor q = to_device(random_host({n_rows, kHeads, c.head_dim}, DType::kF32, rng, 2.0f));
+  const Tensor q = to_device(random_host({n_rows, heads, c.head_dim}, DType::kF32, rng, 2.0f));
   std::vector<Tensor> ks, vs;
   std::vector<int32_t> positions(static_cast<size_t>(n_rows), 0);
   std::vector<ops::AttentionSeq> seqs;
@@ -104,19 +104,18 @@ void expect_bitwise_per_sequence(const std::vector<SeqShape>& shapes, const Para
   for (size_t j = 0; j < kv_positions.size(); ++j) kv_positions[j] = static_cast<int32_t>(j);
   const std::span<const int32_t> qp(positions), kp(kv_positions);
   for (const ops::AttentionSeq& s : seqs) {
-    Tensor alone = poisoned_device({s.n_q, kHeads, c.head_dim}, DType::kF32);
+    Tensor alone = poisoned_device({s.n_q, heads, c.head_dim}, DType::kF32);
     ops::attention(q.slice_rows(s.q_begin, s.q_begin + s.n_q), s.k->slice_rows(0, s.n_kv),
                    s.v->slice_rows(0, s.n_kv),
                    qp.subspan(static_cast<size_t>(s.q_begin), static_cast<size_t>(s.n_q)),
                    kp.first(static_cast<size_t>(s.n_kv)), p, alone);
     const Tensor want = to_host(alone);
     const size_t bytes = want.nbytes();
-    EXPECT_EQ(std::memcmp(got.data<float>() + s.q_begin * kHeads * c.head_dim, want.raw(), bytes),
-              0)
+    EXPECT_EQ(std::memcmp(got.data<float>() + s.q_begin * heads * c.head_dim, want.raw(), bytes), 0)
         << "n_q " << s.n_q << " n_kv " << s.n_kv << ", " << describe(c, mix);
   }
   const uint8_t* unowned = static_cast<const uint8_t*>(got.raw());
-  for (int64_t i = 0; i < kHeads * c.head_dim * 4; ++i)
+  for (int64_t i = 0; i < heads * c.head_dim * 4; ++i)
     ASSERT_EQ(unowned[i], 0xFF) << "row 0 belongs to no sequence, " << describe(c, mix);
 }
 
@@ -147,6 +146,24 @@ TEST_P(AttentionSeqsGpu, WideBlocksLeaveTheBits) {
   expect_bitwise_per_sequence(kDecodeMix, GetParam(), "one-warp batch, four-warp alone", 1);
   cuda::set_attention_wide_blocks(1);
   expect_bitwise_per_sequence(kDecodeMix, GetParam(), "four-warp batch, one-warp alone", -1);
+  cuda::set_attention_wide_blocks(0);
+}
+
+// Decode batches on the narrow blocks (8 rows: GQA groups of 2, 4 and 8), each slot setting,
+// give every row the bits of the 16-row blocks of the sequence alone (four-warp blocks there).
+TEST_P(AttentionSeqsGpu, NarrowBlocksLeaveTheBits) {
+  CAIRN_NEED_GPU();
+  std::vector<SeqShape> decode;
+  for (const SeqShape& s : kDecodeMix)
+    if (s.n_q == 1) decode.push_back(s);
+  cuda::set_attention_wide_blocks(-1);
+  for (int slots : {1, 2}) {
+    cuda::set_attention_narrow_blocks(slots);
+    const std::string label = "narrow blocks, setting " + std::to_string(slots);
+    for (int64_t heads : {4, 8, 16})
+      expect_bitwise_per_sequence(decode, GetParam(), label.c_str(), 1, heads);
+  }
+  cuda::set_attention_narrow_blocks(2);
   cuda::set_attention_wide_blocks(0);
 }
 

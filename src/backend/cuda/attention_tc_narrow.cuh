@@ -1,0 +1,269 @@
+// The split block of decode (a narrow block): one warp over one key split of at most 8 rows of
+// one KV head (a query's heads of a GQA group of up to 8), for grids in which every sequence
+// has that few rows. Speed only: each row's values are those of split_block
+// (attention_tc_blocks.cuh), computed by the same operations in the same order.
+//   - The tile's rows 8-15 do not exist, so the products run on the top half of the m16 tile
+//     (mma_k16_top: rows 8-15 zeros, their outputs dropped) and only row g = lane / 4 of the C
+//     fragments is kept: half the registers of split_block's scores, weights and acc, and half
+//     its softmax work. Row g's bits are the full tile's (an output row reads only its own row).
+//   - The q tiles hold 8 rows (ldmatrix_x2 gives the A fragment's a[0] and a[2]).
+//   - Slots: K and V of a key block through two slots (each staged while the other is read,
+//     as walk_halves), or one slot, K then V (less shared memory a block, so more blocks an
+//     SM; the loads of one warp wait on its compute and the other blocks' fill the gap).
+#pragma once
+
+#include "backend/cuda/attention_tc_blocks.cuh"
+
+namespace cairn::cuda::attn::tc {
+
+constexpr int kNarrowRows = 8;
+
+template <int HD>
+struct NarrowLayout {
+  static constexpr int kQTile = kNarrowRows * HD * 2;  // hi (or lo): 8 rows of head_dim
+  static constexpr int kKvTile = kKeyBlock * HD * 2;   // one K (or V) tile of a key block
+  __host__ __device__ static constexpr size_t bytes(int slots) {
+    return static_cast<size_t>(2 * kQTile + slots * kKvTile);
+  }
+};
+
+// stage_half for one warp with few registers: lane l copies chunks 2b + l % 2 of keys l / 2 and
+// 16 + l / 2 (two row addresses a lane, each found once; every copy instruction reads 16 keys'
+// 32 contiguous bytes). The same tile as stage_half.
+template <int HD>
+__device__ __forceinline__ void stage_pairs(const Params& p, uint8_t* tile, int kvh, int key0,
+                                            bool values) {
+  if (!p.vec_loads) return stage_elements<HD, 32>(p, tile, kvh, key0, values);
+  constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
+  const int lane = threadIdx.x & 31;
+  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
+  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
+  const uint32_t base = mma::shared_address(tile);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = 16 * h + lane / 2, key = key0 + j;
+    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
+#pragma unroll
+    for (int b = 0; b < kChunks / 2; ++b) {
+      const int c = 2 * b + lane % 2;
+      const uint32_t off = mma::swizzled<kRowBytes>(j, c);
+      if (row)
+        mma::copy16(base + off, row + head_off + c * 16);
+      else
+        *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+// Row g's online-softmax state of one split; acc[t] holds dims 8t + 2(lane % 4) + {0, 1}.
+template <int HD>
+struct NarrowState {
+  float m = -INFINITY;
+  float l = 0.0f;
+  float acc[HD / 8][2] = {};
+};
+
+// tile_scores for rows 0-7: s[nt] is row g's C fragment of keys 8nt .. 8nt + 7.
+template <typename T, int HD>
+__device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
+                                              float (&s)[4][2]) {
+  const int lane = threadIdx.x & 31;
+  float hi[4][2] = {}, lo[4][2] = {};
+#pragma unroll 1
+  for (int ks = 0; ks < HD / 16; ++ks) {
+    uint32_t ah[2], al[2], b[4][2];
+    const uint32_t qa = chunk_at<HD>(lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2);
+    mma::ldmatrix_x2(q_hi + qa, ah[0], ah[1]);
+    mma::ldmatrix_x2(q_lo + qa, al[0], al[1]);
+#pragma unroll
+    for (int nt = 0; nt < 4; nt += 2) {
+      const int key = nt * 8 + (lane / 16) * 8 + lane % 8;
+      mma::ldmatrix_x4(k_tile + chunk_at<HD>(key, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2),
+                       b[nt][0], b[nt][1], b[nt + 1][0], b[nt + 1][1]);
+    }
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) {
+      mma::mma_k16_top<T>(hi[nt], ah, b[nt]);
+      mma::mma_k16_top<T>(lo[nt], al, b[nt]);
+    }
+  }
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
+}
+
+// mask_logits for row g. The check-free path is taken when every valid row of the warp sees
+// every key of the block: a row past the last is never stored, whatever its values.
+__device__ __forceinline__ void narrow_mask(const Params& p, int key0, const Rows& rows,
+                                            float (&s)[4][2]) {
+  const bool all = !rows.valid[0] || (p.kv_pos == nullptr && key0 + kKeyBlock <= p.n_kv &&
+                                      visible(rows.pos[0], key0 + kKeyBlock - 1, p.window) &&
+                                      visible(rows.pos[0], key0, p.window));
+  if (__all_sync(kFull, all)) {
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) s[nt][e] = logit_scaled(s[nt][e], rows.scale[0], p.softcap);
+    return;
+  }
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
+      const bool in = key < p.n_kv;
+      const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
+      const bool vis = in && rows.valid[0] && visible(rows.pos[0], k_pos, p.window);
+      s[nt][e] = vis ? logit_scaled(s[nt][e], rows.scale[0], p.softcap) : -INFINITY;
+    }
+}
+
+// softmax_row for row g: the same maximum, weights, sum order and rescale.
+template <int HD>
+__device__ __forceinline__ void narrow_softmax(float (&s)[4][2], NarrowState<HD>& st) {
+  float bmax = -INFINITY;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) bmax = fmaxf(bmax, fmaxf(s[nt][0], s[nt][1]));
+  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
+  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
+  const bool any = bmax != -INFINITY;
+  const float m = fmaxf(st.m, bmax);
+  const float r = any ? expf(__fsub_rn(st.m, m)) : 1.0f;
+  float sum = 0.0f;
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      float& x = s[nt][e];
+      x = any ? expf(__fsub_rn(x, m)) : 0.0f;
+      sum = __fadd_rn(sum, x);
+    }
+  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
+  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
+  st.l = __fmaf_rn(st.l, r, sum);
+  st.m = m;
+  if (!__any_sync(kFull, r != 1.0f)) return;
+#pragma unroll
+  for (int t = 0; t < HD / 8; ++t) {
+    st.acc[t][0] = __fmul_rn(st.acc[t][0], r);
+    st.acc[t][1] = __fmul_rn(st.acc[t][1], r);
+  }
+}
+
+// tile_values for row g: acc += P_hi·V then P_lo·V, keys 0-15 then 16-31, per n8 tile of dims.
+template <typename T, int HD>
+__device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v_tile,
+                                              NarrowState<HD>& st) {
+  const int lane = threadIdx.x & 31, mat = lane / 8;
+#pragma unroll
+  for (int ks = 0; ks < 2; ++ks) {
+    uint32_t hi[2], lo[2];
+    split2<T>(w[2 * ks][0], w[2 * ks][1], hi[0], lo[0]);
+    split2<T>(w[2 * ks + 1][0], w[2 * ks + 1][1], hi[1], lo[1]);
+    const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
+#pragma unroll
+    for (int t = 0; t < HD / 8; t += 2) {
+      uint32_t b[2][2];
+      mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, t & ~7, t % 8 + mat / 2), b[0][0], b[0][1],
+                             b[1][0], b[1][1]);
+      mma::mma_k16_top<T>(st.acc[t], hi, b[0]);
+      mma::mma_k16_top<T>(st.acc[t], lo, b[0]);
+      mma::mma_k16_top<T>(st.acc[t + 1], hi, b[1]);
+      mma::mma_k16_top<T>(st.acc[t + 1], lo, b[1]);
+    }
+  }
+}
+
+// Key blocks [kb, end) of the split that some row may see, in order; prologue() runs once the
+// first K tile's copies are issued. Slots 2: the next block's K staged while this block's
+// values are summed, this block's V while its scores are computed; Slots 1: K, then V, in one.
+template <typename T, int HD, int Slots, typename Prologue>
+__device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
+                            uint32_t q_lo, const Rows& rows, NarrowState<HD>& st, int kb, int end,
+                            Prologue prologue) {
+  using L = NarrowLayout<HD>;
+  uint8_t* k_slot = slots;
+  uint8_t* v_slot = slots + (Slots - 1) * L::kKvTile;
+  const uint32_t k_addr = mma::shared_address(k_slot), v_addr = mma::shared_address(v_slot);
+  kb = next_key_block(p, b, kb, end);
+  if (kb < end) stage_pairs<HD>(p, k_slot, b.kvh, kb * kKeyBlock, false);
+  mma::commit();
+  prologue();
+  while (kb < end) {
+    if constexpr (Slots == 2) {
+      stage_pairs<HD>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      mma::commit();
+      mma::wait_pending<1>();  // this block's K is in
+    } else {
+      mma::wait_pending<0>();
+    }
+    __syncthreads();
+    float w[4][2];
+    narrow_scores<T, HD>(q_hi, q_lo, k_addr, w);
+    narrow_mask(p, kb * kKeyBlock, rows, w);
+    narrow_softmax<HD>(w, st);
+    __syncthreads();  // the K slot is free
+    const int next = next_key_block(p, b, kb + 1, end);
+    if constexpr (Slots == 2) {
+      if (next < end) stage_pairs<HD>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      mma::commit();
+      mma::wait_pending<1>();  // this block's V is in
+    } else {
+      stage_pairs<HD>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      mma::commit();
+      mma::wait_pending<0>();
+    }
+    __syncthreads();
+    narrow_values<T, HD>(w, v_addr, st);
+    __syncthreads();  // the V slot is free
+    if constexpr (Slots == 1) {
+      if (next < end) stage_pairs<HD>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      mma::commit();
+    }
+    kb = next;
+  }
+}
+
+// store_partials for row g.
+template <int HD>
+__device__ __forceinline__ void narrow_store(const Params& p, const Rows& rows,
+                                             const NarrowState<HD>& st, int split) {
+  if (!rows.valid[0]) return;
+  const int lane = threadIdx.x & 31;
+  const int64_t idx = rows.out[0] * p.n_splits + split;
+  if (lane % 4 == 0) p.part_ml[2 * idx] = st.m, p.part_ml[2 * idx + 1] = st.l;
+  if (st.l == 0.0f) return;
+  float* acc = p.part_acc + idx * HD + 2 * (lane % 4);
+#pragma unroll
+  for (int t = 0; t < HD / 8; ++t) acc[8 * t] = st.acc[t][0], acc[8 * t + 1] = st.acc[t][1];
+}
+
+// Key splits [split, split_end) of rows [row0, row0 + 8) of KV head kvh, one after another,
+// the q tiles loaded once.
+template <typename T, int HD, int Slots>
+__device__ void narrow_split_block(const Params& p, uint8_t* smem, int kvh, int row0, int split,
+                                   int split_end) {
+  using L = NarrowLayout<HD>;
+  BlockRows b;
+  b.kvh = kvh, b.row0 = row0;
+  query_range(p, b, kNarrowRows);
+  Rows rows;
+  const uint32_t q_hi = mma::shared_address(smem);
+  bool loaded = false;
+  auto load_q = [&] {
+    if (!loaded) load_q_tile<T, HD, kNarrowRows>(p, kvh, row0, smem, smem + L::kQTile, rows);
+    loaded = true;
+  };
+  for (; split < split_end; ++split) {
+    NarrowState<HD> st;
+    const int kb = split * kBlocksPerSplit;
+    narrow_walk<T, HD, Slots>(p, b, smem + 2 * L::kQTile, q_hi, q_hi + L::kQTile, rows, st, kb,
+                              kb + kBlocksPerSplit, load_q);
+    narrow_store<HD>(p, rows, st, split);
+    __syncthreads();  // the next split restages the slots
+  }
+}
+
+}  // namespace cairn::cuda::attn::tc
