@@ -237,31 +237,43 @@ __device__ __forceinline__ void mask_logits(const Params& p, int key0, const Row
   for (int nt = 0; nt < 4; ++nt) mask_tile(p, key0, nt, rows, s[nt]);
 }
 
-// The block's online-softmax update of row h from its logits (replaced by the weights
-// exp(logit − m), 0 where masked): new max, l = l·r + Σ weights, acc rescaled by r.
-template <int HD>
-__device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& st) {
+// One row's online-softmax step over a key block from this lane's 8 logits x (keys in the
+// fragment's order: tile nt's two, nt = 0..3), in place: x becomes the weights exp(logit − m)
+// (0 where masked), m the new max, l = l·r + Σ weights (this lane's 8 in order, then the quad's
+// xor-1 and xor-2 butterfly). Returns r = exp(m_old − m), the factor acc is rescaled by (1 when
+// the block has no visible key: the row is unchanged).
+__device__ __forceinline__ float block_softmax(float (&x)[8], float& m_row, float& l_row) {
   float bmax = -INFINITY;
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) bmax = fmaxf(bmax, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
+  for (int i = 0; i < 8; ++i) bmax = fmaxf(bmax, x[i]);
   bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
   bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
-  const bool any = bmax != -INFINITY;  // none: r = 1, weights 0, the row is unchanged
-  const float m = fmaxf(st.m[h], bmax);
-  const float r = any ? expf(__fsub_rn(st.m[h], m)) : 1.0f;
+  const bool any = bmax != -INFINITY;
+  const float m = fmaxf(m_row, bmax);
+  const float r = any ? expf(__fsub_rn(m_row, m)) : 1.0f;
   float sum = 0.0f;
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      float& x = s[nt][2 * h + e];
-      x = any ? expf(__fsub_rn(x, m)) : 0.0f;
-      sum = __fadd_rn(sum, x);
-    }
+  for (int i = 0; i < 8; ++i) {
+    x[i] = any ? expf(__fsub_rn(x[i], m)) : 0.0f;
+    sum = __fadd_rn(sum, x[i]);
+  }
   sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
   sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
-  st.l[h] = __fmaf_rn(st.l[h], r, sum);
-  st.m[h] = m;
+  l_row = __fmaf_rn(l_row, r, sum);
+  m_row = m;
+  return r;
+}
+
+// The block's online-softmax update of row h from its logits (replaced by the weights):
+// block_softmax, then acc rescaled by r.
+template <int HD>
+__device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& st) {
+  float x[8];
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) x[2 * nt] = s[nt][2 * h], x[2 * nt + 1] = s[nt][2 * h + 1];
+  const float r = block_softmax(x, st.m[h], st.l[h]);
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) s[nt][2 * h] = x[2 * nt], s[nt][2 * h + 1] = x[2 * nt + 1];
   // x · 1 is x: when no row of the warp's max moved, acc stays as it is (the same bits).
   if (!__any_sync(kFull, r != 1.0f)) return;
 #pragma unroll

@@ -107,43 +107,23 @@ __device__ __forceinline__ void narrow_mask(const Params& p, int key0, const Row
       for (int e = 0; e < 2; ++e) s[nt][e] = logit_scaled(s[nt][e], rows.scale[0], p.softcap);
     return;
   }
-  const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const int key = key0 + 8 * nt + 2 * (lane % 4) + e;
-      const bool in = key < p.n_kv;
-      const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
-      const bool vis = in && rows.valid[0] && visible(rows.pos[0], k_pos, p.window);
-      s[nt][e] = vis ? logit_scaled(s[nt][e], rows.scale[0], p.softcap) : -INFINITY;
-    }
+  for (int nt = 0; nt < 4; ++nt) {  // mask_tile's row g (its row g + 8 is never valid here)
+    float t[4] = {s[nt][0], s[nt][1], 0.0f, 0.0f};
+    mask_tile(p, key0, nt, rows, t);
+    s[nt][0] = t[0], s[nt][1] = t[1];
+  }
 }
 
-// softmax_row for row g: the same maximum, weights, sum order and rescale.
+// softmax_row for row g.
 template <int HD>
 __device__ __forceinline__ void narrow_softmax(float (&s)[4][2], NarrowState<HD>& st) {
-  float bmax = -INFINITY;
+  float x[8];
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) bmax = fmaxf(bmax, fmaxf(s[nt][0], s[nt][1]));
-  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
-  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
-  const bool any = bmax != -INFINITY;
-  const float m = fmaxf(st.m, bmax);
-  const float r = any ? expf(__fsub_rn(st.m, m)) : 1.0f;
-  float sum = 0.0f;
+  for (int nt = 0; nt < 4; ++nt) x[2 * nt] = s[nt][0], x[2 * nt + 1] = s[nt][1];
+  const float r = block_softmax(x, st.m, st.l);
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      float& x = s[nt][e];
-      x = any ? expf(__fsub_rn(x, m)) : 0.0f;
-      sum = __fadd_rn(sum, x);
-    }
-  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
-  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
-  st.l = __fmaf_rn(st.l, r, sum);
-  st.m = m;
+  for (int nt = 0; nt < 4; ++nt) s[nt][0] = x[2 * nt], s[nt][1] = x[2 * nt + 1];
   if (!__any_sync(kFull, r != 1.0f)) return;
 #pragma unroll
   for (int t = 0; t < HD / 8; ++t) {
