@@ -32,17 +32,25 @@ struct SeqEntry {
 
 enum class Grid { kSplit, kFused, kCombine };
 
-// The last entry whose blocks in `grid` start at or before `block` (entries
-// are in block order and each has at least one block).
 template <Grid G>
-__device__ __forceinline__ const SeqEntry& find_seq(const SeqEntry* seqs, int n, int block) {
+__device__ __forceinline__ int begin_of(const SeqEntry& e) {
+  return G == Grid::kSplit ? e.split_begin : G == Grid::kFused ? e.fused_begin : e.combine_begin;
+}
+
+// The last entry whose blocks in `grid` start at or before `block` (entries are in block order
+// and each has at least one block; the grid has n_blocks). A grid in which every sequence has
+// as many blocks (decode) finds it at the proportional guess with two independent loads; else
+// a binary search.
+template <Grid G>
+__device__ __forceinline__ const SeqEntry& find_seq(const SeqEntry* seqs, int n, int block,
+                                                    int n_blocks) {
+  const int guess = static_cast<int>(static_cast<int64_t>(block) * n / n_blocks);
+  if (begin_of<G>(seqs[guess]) <= block && (guess + 1 == n || begin_of<G>(seqs[guess + 1]) > block))
+    return seqs[guess];
   int lo = 0, hi = n - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    const int begin = G == Grid::kSplit   ? seqs[mid].split_begin
-                      : G == Grid::kFused ? seqs[mid].fused_begin
-                                          : seqs[mid].combine_begin;
-    if (begin <= block)
+    if (begin_of<G>(seqs[mid]) <= block)
       lo = mid;
     else
       hi = mid - 1;
@@ -70,7 +78,7 @@ template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
     seqs_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
   split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
@@ -80,7 +88,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int S>
 __global__ void __launch_bounds__(kThreads)
     seqs_combine_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
-  const SeqEntry& e = find_seq<Grid::kCombine>(seqs, n_seqs, blockIdx.x);
+  const SeqEntry& e = find_seq<Grid::kCombine>(seqs, n_seqs, blockIdx.x, gridDim.x);
   const Params p = seq_params(base, e);
   const int64_t row =
       static_cast<int64_t>(blockIdx.x - e.combine_begin) * kWarps + (threadIdx.x >> 5);
@@ -92,7 +100,7 @@ template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
     seqs_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, blockIdx.x);
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, blockIdx.x, gridDim.x);
   fused_block<T, S>(seq_params(base, e), reinterpret_cast<float*>(smem4), blockIdx.y,
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
@@ -102,7 +110,7 @@ template <typename T, int HD, int NT>
 __global__ void __launch_bounds__(NT)
     seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
@@ -116,7 +124,7 @@ template <typename T, int HD, int Slots>
 __global__ void __launch_bounds__(32)
     seqs_tc_narrow_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z);
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
@@ -131,7 +139,7 @@ __global__ void __launch_bounds__(kThreads)
     seqs_tc_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
   extern __shared__ float4 smem4[];
   const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, block);
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, block, gridDim.x);
   tc::fused_block<T, HD>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
                          (block - e.fused_begin) * kWarps * tc::kRows);
 }
