@@ -67,7 +67,7 @@ void gemv_of(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
 
 // Rows above which cuBLASLt's fixed algorithm, where it agrees, is the faster of the two (its
 // tensor-core rate is about twice mma_gemm's at prefill sizes; at and below, mma_gemm streams
-// the weights faster; docs/performance.md).
+// the weights faster; docs/performance-gpu-history.md).
 constexpr int64_t kMmaMaxRows = 128;
 
 // The invariant mode's product for weights mma_gemm supports.

@@ -213,8 +213,8 @@ bool thin(int64_t n, int64_t m) {
   return n <= 16 || (n <= 32 && m < kWideRows);
 }
 
-// Past the thin kernels, from MatmulBench.TileSweep on an H200 (docs/performance.md): wide
-// products (gate|up) want squarer tiles that read x and w fewer times from L2, the rest the
+// Past the thin kernels, from MatmulBench.TileSweep on an H200 (docs/performance-gpu-history.md):
+// wide products (gate|up) want squarer tiles that read x and w fewer times from L2, the rest the
 // many blocks of 64x32 up to 128 rows; past 128 rows the large tile once it fills the GPU
 // twice over.
 Shape shape_for(int64_t n, int64_t m) {
