@@ -105,8 +105,10 @@ __global__ void __launch_bounds__(kThreads)
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
 
-// Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence.
-template <typename T, int HD, int NT>
+// Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence: on 16-row
+// blocks of NT threads (Slots 0), or on narrow one-warp blocks staging through Slots slots
+// (decode grids: every sequence at most 8 rows a KV head).
+template <typename T, int HD, int NT, int Slots = 0>
 __global__ void __launch_bounds__(NT)
     seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
   extern __shared__ float4 smem4[];
@@ -114,23 +116,13 @@ __global__ void __launch_bounds__(NT)
   const Params p = seq_params(base, e);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
-  tc::any_split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                                 (blockIdx.z - e.split_begin) * tc::kRows, first,
-                                 min(first + per_block, p.n_splits));
-}
-
-// seqs_tc_split_kernel on the narrow blocks of decode (every sequence at most 8 rows a KV head).
-template <typename T, int HD, int Slots>
-__global__ void __launch_bounds__(32)
-    seqs_tc_narrow_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
-  extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
-  const Params p = seq_params(base, e);
-  const int first = static_cast<int>(blockIdx.x) * per_block;
-  if (first >= p.n_splits) return;  // a shorter sequence
-  tc::narrow_split_block<T, HD, Slots>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                                       (blockIdx.z - e.split_begin) * tc::kRows, first,
-                                       min(first + per_block, p.n_splits));
+  uint8_t* smem = reinterpret_cast<uint8_t*>(smem4);
+  const int row0 = (blockIdx.z - e.split_begin) * tc::kRows,
+            end = min(first + per_block, p.n_splits);
+  if constexpr (Slots > 0)
+    tc::narrow_split_block<T, HD, Slots>(p, smem, blockIdx.y, row0, first, end);
+  else
+    tc::any_split_block<T, HD, NT>(p, smem, blockIdx.y, row0, first, end);
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
@@ -240,11 +232,11 @@ template <typename T, int HD, int Slots>
 void launch_narrow(const Params& base, const Plan& plan, const SeqEntry* table, dim3 grid,
                    int per_block) {
   const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
-  static const bool ready = (allow_smem(seqs_tc_narrow_kernel<T, HD, Slots>, smem), true);
+  static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32, Slots>, smem), true);
   (void)ready;
-  seqs_tc_narrow_kernel<T, HD, Slots>
+  seqs_tc_split_kernel<T, HD, 32, Slots>
       <<<grid, 32, smem, stream()>>>(base, table, static_cast<int>(plan.seqs.size()), per_block);
-  check_launch("attention seqs_tc_narrow_kernel");
+  check_launch("attention seqs_tc_split_kernel (narrow)");
 }
 
 template <typename T, int HD>

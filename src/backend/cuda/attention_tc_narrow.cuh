@@ -69,14 +69,14 @@ __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint
                                               float (&s)[4][2]) {
   const int lane = threadIdx.x & 31;
   float hi[4][2] = {}, lo[4][2] = {};
-#pragma unroll 1
+#pragma unroll 1  // as timed (docs/performance.md); unrolled, ptxas gives the same registers
   for (int ks = 0; ks < HD / 16; ++ks) {
     uint32_t ah[2], al[2], b[4][2];
     const uint32_t qa = chunk_at<HD>(lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2);
     mma::ldmatrix_x2(q_hi + qa, ah[0], ah[1]);
     mma::ldmatrix_x2(q_lo + qa, al[0], al[1]);
 #pragma unroll
-    for (int nt = 0; nt < 4; nt += 2) {
+    for (int nt = 0; nt < 4; nt += 2) {  // tile_scores' B fragments
       const int key = nt * 8 + (lane / 16) * 8 + lane % 8;
       mma::ldmatrix_x4(k_tile + chunk_at<HD>(key, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2),
                        b[nt][0], b[nt][1], b[nt + 1][0], b[nt + 1][1]);
