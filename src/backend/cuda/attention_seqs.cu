@@ -12,7 +12,10 @@
 #include "backend/cuda/attention_host.cuh"
 #include "backend/cuda/attention_seqs.h"
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/entry_table.cuh"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/pdl.cuh"
 
 namespace cairn::cuda {
 namespace attn {
@@ -29,6 +32,10 @@ struct SeqEntry {
   int32_t split_begin, fused_begin, combine_begin;  // its first block in each grid
   int32_t vec_loads;
 };
+
+// Sequences held in the kernels' parameters (entry_table.cuh): a decode step of up to 8.
+constexpr int kHeldSeqs = 8;
+using SeqTable = EntryTable<SeqEntry, kHeldSeqs>;
 
 enum class Grid { kSplit, kFused, kCombine };
 
@@ -76,9 +83,10 @@ __device__ __forceinline__ Params seq_params(const Params& base, const SeqEntry&
 
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
-    seqs_split_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+    seqs_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
+  pdl_enter();
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs.entries(), n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
   split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
@@ -87,8 +95,9 @@ __global__ void __launch_bounds__(kThreads)
 
 template <int S>
 __global__ void __launch_bounds__(kThreads)
-    seqs_combine_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
-  const SeqEntry& e = find_seq<Grid::kCombine>(seqs, n_seqs, blockIdx.x, gridDim.x);
+    seqs_combine_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
+  pdl_enter();
+  const SeqEntry& e = find_seq<Grid::kCombine>(seqs.entries(), n_seqs, blockIdx.x, gridDim.x);
   const Params p = seq_params(base, e);
   const int64_t row =
       static_cast<int64_t>(blockIdx.x - e.combine_begin) * kWarps + (threadIdx.x >> 5);
@@ -98,9 +107,10 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
-    seqs_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+    seqs_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
+  pdl_enter();
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, blockIdx.x, gridDim.x);
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, blockIdx.x, gridDim.x);
   fused_block<T, S>(seq_params(base, e), reinterpret_cast<float*>(smem4), blockIdx.y,
                     (blockIdx.x - e.fused_begin) * kWarps * kFusedRows);
 }
@@ -110,9 +120,11 @@ __global__ void __launch_bounds__(kThreads)
 // (decode grids: every sequence at most 8 rows a KV head).
 template <typename T, int HD, int NT, int Slots = 0>
 __global__ void __launch_bounds__(NT)
-    seqs_tc_split_kernel(Params base, const SeqEntry* seqs, int n_seqs, int per_block) {
+    seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
+                         int per_block) {
+  pdl_enter();
   extern __shared__ float4 smem4[];
-  const SeqEntry& e = find_seq<Grid::kSplit>(seqs, n_seqs, blockIdx.z, gridDim.z);
+  const SeqEntry& e = find_seq<Grid::kSplit>(seqs.entries(), n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   const int first = static_cast<int>(blockIdx.x) * per_block;
   if (first >= p.n_splits) return;  // a shorter sequence
@@ -128,10 +140,11 @@ __global__ void __launch_bounds__(NT)
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
 template <typename T, int HD>
 __global__ void __launch_bounds__(kThreads)
-    seqs_tc_fused_kernel(Params base, const SeqEntry* seqs, int n_seqs) {
+    seqs_tc_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
+  pdl_enter();
   extern __shared__ float4 smem4[];
   const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const SeqEntry& e = find_seq<Grid::kFused>(seqs, n_seqs, block, gridDim.x);
+  const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, block, gridDim.x);
   tc::fused_block<T, HD>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
                          (block - e.fused_begin) * kWarps * tc::kRows);
 }
@@ -201,7 +214,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
 }
 
 template <typename T, int S>
-void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
+void launch(const Params& base, const Plan& plan, const SeqTable& table) {
   const int n = static_cast<int>(plan.seqs.size());
   const int max_stride = smem_stride(32 * S);
   if (plan.split_path) {
@@ -210,11 +223,11 @@ void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
     (void)ready;
     const dim3 grid(static_cast<unsigned>(plan.max_splits), static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
-    seqs_split_kernel<T, S>
-        <<<grid, kThreads, smem_bytes(kSplitRows, base.stride), stream()>>>(base, table, n);
+    launch_kernel("seqs_split_kernel", seqs_split_kernel<T, S>, grid, kThreads,
+                  smem_bytes(kSplitRows, base.stride), base, table, n);
     check_launch("attention seqs_split_kernel");
-    seqs_combine_kernel<S>
-        <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);
+    launch_kernel("seqs_combine_kernel", seqs_combine_kernel<S>,
+                  static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
     check_launch("attention seqs_combine_kernel");
     return;
   }
@@ -222,25 +235,25 @@ void launch(const Params& base, const Plan& plan, const SeqEntry* table) {
       (allow_smem(seqs_fused_kernel<T, S>, smem_bytes(kFusedRows, max_stride)), true);
   (void)ready;
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
-  seqs_fused_kernel<T, S>
-      <<<grid, kThreads, smem_bytes(kFusedRows, base.stride), stream()>>>(base, table, n);
+  launch_kernel("seqs_fused_kernel", seqs_fused_kernel<T, S>, grid, kThreads,
+                smem_bytes(kFusedRows, base.stride), base, table, n);
   check_launch("attention seqs_fused_kernel");
 }
 
 // The narrow blocks' grid (one block of 8 rows a sequence and KV head, per_block splits each).
 template <typename T, int HD, int Slots>
-void launch_narrow(const Params& base, const Plan& plan, const SeqEntry* table, dim3 grid,
+void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, dim3 grid,
                    int per_block) {
   const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
   static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32, Slots>, smem), true);
   (void)ready;
-  seqs_tc_split_kernel<T, HD, 32, Slots>
-      <<<grid, 32, smem, stream()>>>(base, table, static_cast<int>(plan.seqs.size()), per_block);
+  launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32, Slots>, grid, 32, smem,
+                base, table, static_cast<int>(plan.seqs.size()), per_block);
   check_launch("attention seqs_tc_split_kernel (narrow)");
 }
 
 template <typename T, int HD>
-void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
+void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
   const int n = static_cast<int>(plan.seqs.size());
   if (plan.split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
@@ -257,17 +270,18 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
                     static_cast<unsigned>(plan.split_blocks));
     const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
     if (wide)
-      seqs_tc_split_kernel<T, HD, kThreads>
-          <<<grid, kThreads, wide_smem, stream()>>>(base, table, n, per_block);
+      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, kThreads>, grid, kThreads,
+                    wide_smem, base, table, n, per_block);
     else if (narrow == 1)
       launch_narrow<T, HD, 1>(base, plan, table, grid, per_block);
     else if (narrow == 2)
       launch_narrow<T, HD, 2>(base, plan, table, grid, per_block);
     else
-      seqs_tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(base, table, n, per_block);
+      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32>, grid, 32, smem, base,
+                    table, n, per_block);
     check_launch("attention seqs_tc_split_kernel");
-    seqs_combine_kernel<HD / 32>
-        <<<static_cast<unsigned>(plan.combine_blocks), kThreads, 0, stream()>>>(base, table, n);
+    launch_kernel("seqs_combine_kernel", seqs_combine_kernel<HD / 32>,
+                  static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
     check_launch("attention seqs_combine_kernel");
     return;
   }
@@ -275,12 +289,13 @@ void launch_tc(const Params& base, const Plan& plan, const SeqEntry* table) {
   static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD>, smem), true);
   (void)ready;
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
-  seqs_tc_fused_kernel<T, HD><<<grid, kThreads, smem, stream()>>>(base, table, n);
+  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD>, grid, kThreads, smem, base,
+                table, n);
   check_launch("attention seqs_tc_fused_kernel");
 }
 
 template <typename T>
-void launch_dtype(const Params& base, const Plan& plan, const SeqEntry* table) {
+void launch_dtype(const Params& base, const Plan& plan, const SeqTable& table) {
   if constexpr (sizeof(T) == 2) {
     if (plan.tensor_cores) {
       if (base.head_dim == 64) return launch_tc<T, 64>(base, plan, table);
@@ -325,7 +340,7 @@ void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_p
   using namespace attn;
   std::lock_guard<std::mutex> lock(workspace().mutex);
   base.q_pos = upload(q_positions);
-  const SeqEntry* table = upload(std::span<const SeqEntry>(plan.seqs));
+  const SeqTable table = entry_table<kHeldSeqs>(std::span<const SeqEntry>(plan.seqs));
   if (plan.split_path)
     base.part_ml = static_cast<float*>(
         workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));

@@ -1,6 +1,6 @@
 // convert_rows: one launch for every row block. Each block of the grid converts
-// kPerBlock consecutive elements of one row block, found by binary search in an
-// uploaded table of (src, dst, elements, first grid block); each element goes
+// kPerBlock consecutive elements of one row block, found (entry_table.cuh) in an
+// table of (src, dst, elements, first grid block); each element goes
 // through float_load.cuh as in convert.cu, so the bytes are convert()'s.
 #include <vector>
 
@@ -8,6 +8,8 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/float_load.cuh"
+#include "backend/cuda/launch.h"
+#include "backend/cuda/pdl.cuh"
 
 namespace cairn::cuda {
 namespace {
@@ -23,10 +25,16 @@ struct CopyEntry {
   int64_t block_begin;  // its first grid block
 };
 
+// Copies held in the kernel's parameters (a decode step of up to 8 sequences: K and V each).
+constexpr int kHeldCopies = 16;
+using CopyTable = EntryTable<CopyEntry, kHeldCopies>;
+
 template <DType kSrc, DType kDst>
-__global__ void convert_rows_kernel(const CopyEntry* copies, int n_copies) {
+__global__ void convert_rows_kernel(const __grid_constant__ CopyTable copies, int n_copies) {
+  pdl_enter();
   const int64_t block = blockIdx.x;
-  const CopyEntry c = entry_at<&CopyEntry::block_begin>(copies, n_copies, block);
+  const CopyEntry c =
+      entry_at<&CopyEntry::block_begin>(copies.entries(), n_copies, block, gridDim.x);
   const int64_t first = (block - c.block_begin) * kPerBlock;
   for (int j = 0; j < kPerThread; ++j) {
     const int64_t i = first + j * kBlock + threadIdx.x;
@@ -35,13 +43,16 @@ __global__ void convert_rows_kernel(const CopyEntry* copies, int n_copies) {
 }
 
 template <DType kSrc>
-void launch_from(DType dst_dtype, const CopyEntry* table, int n, unsigned grid) {
+void launch_from(DType dst_dtype, const CopyTable& table, int n, unsigned grid) {
   if (dst_dtype == DType::kF32)
-    convert_rows_kernel<kSrc, DType::kF32><<<grid, kBlock, 0, stream()>>>(table, n);
+    launch_kernel("convert_rows_kernel", convert_rows_kernel<kSrc, DType::kF32>, grid, kBlock, 0,
+                  table, n);
   else if (dst_dtype == DType::kBF16)
-    convert_rows_kernel<kSrc, DType::kBF16><<<grid, kBlock, 0, stream()>>>(table, n);
+    launch_kernel("convert_rows_kernel", convert_rows_kernel<kSrc, DType::kBF16>, grid, kBlock, 0,
+                  table, n);
   else
-    convert_rows_kernel<kSrc, DType::kF16><<<grid, kBlock, 0, stream()>>>(table, n);
+    launch_kernel("convert_rows_kernel", convert_rows_kernel<kSrc, DType::kF16>, grid, kBlock, 0,
+                  table, n);
 }
 
 }  // namespace
@@ -64,7 +75,7 @@ void convert_rows(std::span<const ops::RowCopy> copies) {
     entries.push_back(e);
   }
   if (entries.empty()) return;
-  const CopyEntry* table = upload(std::span<const CopyEntry>(entries));
+  const CopyTable table = entry_table<kHeldCopies>(std::span<const CopyEntry>(entries));
   const int n = static_cast<int>(entries.size());
   const unsigned grid = static_cast<unsigned>(blocks);
   const DType src = copies.front().src->dtype(), dst = copies.front().dst->dtype();

@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "backend/cuda/gated_activation.h"
+#include "backend/cuda/launch.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/pointwise.cuh"
 #include "backend/cuda/rounded_store.cuh"
 
@@ -38,6 +40,7 @@ struct GeluTanhGate {
 template <typename Op, typename TO>
 __global__ void halves_kernel(const float* gate_up, TO* out, int64_t rows, int64_t f, bool w4,
                               Op op) {
+  pdl_enter();
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -61,6 +64,7 @@ __global__ void halves_kernel(const float* gate_up, TO* out, int64_t rows, int64
 template <typename Op, typename TO>
 __global__ void rounded_binary_kernel(const float* gate, const float* up, TO* out, int64_t n,
                                       Op op) {
+  pdl_enter();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = rounded<TO>(op(gate[i], up[i]));
@@ -72,7 +76,8 @@ void launch_halves(const Tensor& gate_up, TO* out, int64_t rows, int64_t f, Op o
                   reinterpret_cast<uintptr_t>(out) % 16 == 0;
   const unsigned x = std::min<unsigned>(blocks_for(w4 ? f / 4 : f), 64u);
   const dim3 grid(x, static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
-  halves_kernel<<<grid, kBlock, 0, stream()>>>(gate_up.data<float>(), out, rows, f, w4, op);
+  launch_kernel("halves_kernel", halves_kernel<Op, TO>, grid, kBlock, 0, gate_up.data<float>(), out,
+                rows, f, w4, op);
 }
 
 template <typename Op>
@@ -93,11 +98,12 @@ void binary_of(const Tensor& gate, const Tensor& up, Tensor& out, Op op) {
   const float *g = gate.data<float>(), *u = up.data<float>();
   if (out.dtype() == DType::kF32) return launch_binary(g, u, out.data<float>(), n, op);
   if (out.dtype() == DType::kBF16)
-    rounded_binary_kernel<<<pointwise_grid(n), kBlock, 0, stream()>>>(
-        g, u, static_cast<__nv_bfloat16*>(out.raw()), n, op);
+    launch_kernel("rounded_binary_kernel", rounded_binary_kernel<Op, __nv_bfloat16>,
+                  pointwise_grid(n), kBlock, 0, g, u, static_cast<__nv_bfloat16*>(out.raw()), n,
+                  op);
   else
-    rounded_binary_kernel<<<pointwise_grid(n), kBlock, 0, stream()>>>(
-        g, u, static_cast<__half*>(out.raw()), n, op);
+    launch_kernel("rounded_binary_kernel", rounded_binary_kernel<Op, __half>, pointwise_grid(n),
+                  kBlock, 0, g, u, static_cast<__half*>(out.raw()), n, op);
 }
 
 }  // namespace

@@ -87,7 +87,17 @@ const void* capture_upload(const void* host, size_t bytes) {
   uint8_t* device = c.device + c.used;
   c.used += (bytes + kAlign - 1) / kAlign * kAlign;
   std::memcpy(pinned, host, bytes);
-  CAIRN_CUDA_CHECK(cudaMemcpyAsync(device, pinned, bytes, cudaMemcpyHostToDevice, stream()));
+  // A root node of the graph that the next launch also depends on, not a node between that
+  // launch and the one before it, so that two kernels stay adjacent and may overlap (launch.h).
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaGraph_t graph = nullptr;
+  CAIRN_CUDA_CHECK(
+      cudaStreamGetCaptureInfo(stream(), &status, nullptr, &graph, nullptr, nullptr, nullptr));
+  cudaGraphNode_t copy = nullptr;
+  CAIRN_CUDA_CHECK(cudaGraphAddMemcpyNode1D(&copy, graph, nullptr, 0, device, pinned, bytes,
+                                            cudaMemcpyHostToDevice));
+  CAIRN_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream(), &copy, nullptr, 1,
+                                                       cudaStreamAddCaptureDependencies));
   c.uploads.push_back({host, pinned, bytes});
   return device;
 }

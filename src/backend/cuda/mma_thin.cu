@@ -12,8 +12,10 @@
 #include <cuda_fp16.h>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
+#include "backend/cuda/pdl.cuh"
 
 namespace cairn::cuda {
 namespace {
@@ -31,12 +33,12 @@ struct Thin {
   static_assert(kThreads % kChunks == 0 && kBN % kStep == 0 && (NT == 1 || NT % 2 == 0));
 };
 
-// One k-tile's copies: this thread's chunk `c` of rows r0, r0 + kStep, … of x (those < XR
-// and < rows) and of w (those < w_rows); x_at / w_at point at the thread's first row, chunk c,
-// of k-tile 0.
+// One k-tile's copies of this thread: chunk `c` of rows r0, r0 + kStep, … of x (those < XR and
+// < x_rows: copy_x) and of w (those < w_rows: copy_w); x_at / w_at point at the thread's first
+// row, chunk c, of k-tile 0.
 template <class C, int XR, typename T>
-__device__ __forceinline__ void copy_tile(uint32_t stage, const T* x_at, const T* w_at, int64_t k,
-                                          int kt, int c, int r0, int x_rows, int w_rows) {
+__device__ __forceinline__ void copy_x(uint32_t stage, const T* x_at, int64_t k, int kt, int c,
+                                       int r0, int x_rows) {
   if (kt * (C::kChunks * 8) + c * 8 >= k) return;
   const int64_t off = static_cast<int64_t>(kt) * C::kChunks * 8, stride = C::kStep * k;
 #pragma unroll
@@ -44,6 +46,13 @@ __device__ __forceinline__ void copy_tile(uint32_t stage, const T* x_at, const T
     const int r = r0 + j * C::kStep;
     if (r < XR && r < x_rows) copy16(stage + swizzled<C::kRowBytes>(r, c), x_at + j * stride + off);
   }
+}
+
+template <class C, int XR, typename T>
+__device__ __forceinline__ void copy_w(uint32_t stage, const T* w_at, int64_t k, int kt, int c,
+                                       int r0, int w_rows) {
+  if (kt * (C::kChunks * 8) + c * 8 >= k) return;
+  const int64_t off = static_cast<int64_t>(kt) * C::kChunks * 8, stride = C::kStep * k;
   const uint32_t w_stage = stage + XR * C::kRowBytes;
 #pragma unroll
   for (int j = 0; j < C::kBN / C::kStep; ++j) {
@@ -120,10 +129,15 @@ __global__ void __launch_bounds__(WN * 32) thin_kernel(ThinProblem p) {
   const int x_rows = p.n - row0, w_rows = p.m - col0;
   const uint32_t base = shared_address(smem);
   const int tiles_k = (p.k + BK - 1) / BK;
+  // The weights of the first S − 1 tiles are fetched before the kernel ahead has finished
+  // (pdl.cuh); they join the first commit group, so tile kt is in once groups 0..kt are.
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s)
+    if (s < tiles_k) copy_w<C, XR>(base + s * C::kStageBytes, w_at, k, s, c, r0, w_rows);
+  pdl_enter();
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < tiles_k)
-      copy_tile<C, XR>(base + s * C::kStageBytes, x_at, w_at, k, s, c, r0, x_rows, w_rows);
+    if (s < tiles_k) copy_x<C, XR>(base + s * C::kStageBytes, x_at, k, s, c, r0, x_rows);
     commit();
   }
   const Frag<C, XR, NT> f(warp, lane);
@@ -132,9 +146,10 @@ __global__ void __launch_bounds__(WN * 32) thin_kernel(ThinProblem p) {
     wait_pending<S - 2>();
     __syncthreads();  // tile kt is in; every warp is done with the stage refilled below
     const int next = kt + S - 1;
-    if (next < tiles_k)
-      copy_tile<C, XR>(base + next % S * C::kStageBytes, x_at, w_at, k, next, c, r0, x_rows,
-                       w_rows);
+    if (next < tiles_k) {
+      copy_x<C, XR>(base + next % S * C::kStageBytes, x_at, k, next, c, r0, x_rows);
+      copy_w<C, XR>(base + next % S * C::kStageBytes, w_at, k, next, c, r0, w_rows);
+    }
     commit();
     const uint32_t stage = base + kt % S * C::kStageBytes;
     const int steps = (p.k - kt * BK) / 16;
@@ -162,8 +177,7 @@ void launch(const ThinProblem& p) {
   static const bool allowed = (allow_smem(kernel, C::kSmem), true);
   (void)allowed;
   const dim3 grid((p.m + C::kBN - 1) / C::kBN, (p.n + XR - 1) / XR);
-  kernel<<<grid, C::kThreads, C::kSmem, stream()>>>(p);
-  check_launch("thin_kernel");
+  launch_kernel("thin_kernel", kernel, grid, C::kThreads, C::kSmem, p);
 }
 
 // XR: the rows of x a block stages, n rounded up to a power of two (16 past 8).

@@ -5,8 +5,10 @@
 // be bf16/f16: the f32 result rounded as it is stored (rounded_store.cuh).
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/float_load.cuh"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/norms.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rounded_store.cuh"
 
@@ -66,6 +68,7 @@ template <int kThreads, bool kHeld, typename TY>
 __global__ void __launch_bounds__(kThreads)
     rms_norm_kernel(float* x, const float* r, const float* w, float eps, TY* y, int64_t d,
                     bool vec) {
+  pdl_enter();
   float* xr = x + blockIdx.x * d;
   const float* rr = r ? r + blockIdx.x * d : nullptr;
   TY* yr = y + blockIdx.x * d;
@@ -103,6 +106,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int kThreads>
 __global__ void layer_norm_kernel(const float* x, const float* w, const float* b, float eps,
                                   float* y, int64_t d, bool vec) {
+  pdl_enter();
   const float* xr = x + blockIdx.x * d;
   float* yr = y + blockIdx.x * d;
   const int64_t groups = (d + 3) / 4;
@@ -156,14 +160,14 @@ void launch_rms_norm_as(float* x, int64_t n, int64_t d, const float* r, const Te
   const float* wd = w.data<float>();
   // Only 256-thread blocks hold their groups: at 1024 threads the registers do not fit.
   if (d >= kLongRow)
-    rms_norm_kernel<kRowThreadsLong, false, TY>
-        <<<grid, kRowThreadsLong, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+    launch_kernel("rms_norm_kernel", rms_norm_kernel<kRowThreadsLong, false, TY>, grid,
+                  kRowThreadsLong, 0, x, r, wd, eps, yd, d, vec);
   else if ((d + 3) / 4 <= kHeldGroups * kRowThreadsShort)
-    rms_norm_kernel<kRowThreadsShort, true, TY>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+    launch_kernel("rms_norm_kernel", rms_norm_kernel<kRowThreadsShort, true, TY>, grid,
+                  kRowThreadsShort, 0, x, r, wd, eps, yd, d, vec);
   else
-    rms_norm_kernel<kRowThreadsShort, false, TY>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(x, r, wd, eps, yd, d, vec);
+    launch_kernel("rms_norm_kernel", rms_norm_kernel<kRowThreadsShort, false, TY>, grid,
+                  kRowThreadsShort, 0, x, r, wd, eps, yd, d, vec);
 }
 
 void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const float* r,
@@ -176,7 +180,6 @@ void launch_rms_norm(const char* op, float* x, const Tensor& shape_of_x, const f
     launch_rms_norm_as(x, n, d, r, w, eps, static_cast<__half*>(y.raw()));
   else
     launch_rms_norm_as(x, n, d, r, w, eps, y.data<float>());
-  check_launch("rms_norm_kernel");
 }
 
 }  // namespace
@@ -198,12 +201,11 @@ void layer_norm(const Tensor& x, const Tensor& w, const Tensor* b, float eps, Te
   const bool vec = vec_rows(d, x.raw(), w.raw(), y.raw(), bd);
   const float *xd = x.data<float>(), *wd = w.data<float>();
   if (d >= kLongRow)
-    layer_norm_kernel<kRowThreadsLong>
-        <<<grid, kRowThreadsLong, 0, stream()>>>(xd, wd, bd, eps, y.data<float>(), d, vec);
+    launch_kernel("layer_norm_kernel", layer_norm_kernel<kRowThreadsLong>, grid, kRowThreadsLong, 0,
+                  xd, wd, bd, eps, y.data<float>(), d, vec);
   else
-    layer_norm_kernel<kRowThreadsShort>
-        <<<grid, kRowThreadsShort, 0, stream()>>>(xd, wd, bd, eps, y.data<float>(), d, vec);
-  check_launch("layer_norm_kernel");
+    launch_kernel("layer_norm_kernel", layer_norm_kernel<kRowThreadsShort>, grid, kRowThreadsShort,
+                  0, xd, wd, bd, eps, y.data<float>(), d, vec);
 }
 
 }  // namespace cairn::cuda

@@ -8,6 +8,8 @@
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/float_load.cuh"
+#include "backend/cuda/launch.h"
+#include "backend/cuda/pdl.cuh"
 
 namespace cairn::cuda {
 
@@ -20,6 +22,7 @@ inline unsigned pointwise_grid(int64_t n) {
 template <typename Op>
 __global__ void binary_kernel(const float* a, const float* b, float* y, int64_t n, bool vec,
                               Op op) {
+  pdl_enter();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int64_t head = 0;  // elements done as float4
@@ -37,6 +40,7 @@ __global__ void binary_kernel(const float* a, const float* b, float* y, int64_t 
 
 template <typename Op>
 __global__ void unary_kernel(float* x, int64_t n, bool vec, Op op) {
+  pdl_enter();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int64_t head = 0;
@@ -56,13 +60,15 @@ template <typename Op>
 void launch_binary(const float* a, const float* b, float* y, int64_t n, Op op) {
   if (n == 0) return;
   const bool vec = aligned16(a) && aligned16(b) && aligned16(y);
-  binary_kernel<<<pointwise_grid(n), kBlock, 0, stream()>>>(a, b, y, n, vec, op);
+  launch_kernel("binary_kernel", binary_kernel<Op>, pointwise_grid(n), kBlock, 0, a, b, y, n, vec,
+                op);
 }
 
 template <typename Op>
 void launch_unary(float* x, int64_t n, Op op) {
   if (n == 0) return;
-  unary_kernel<<<pointwise_grid(n), kBlock, 0, stream()>>>(x, n, aligned16(x), op);
+  launch_kernel("unary_kernel", unary_kernel<Op>, pointwise_grid(n), kBlock, 0, x, n, aligned16(x),
+                op);
 }
 
 }  // namespace cairn::cuda

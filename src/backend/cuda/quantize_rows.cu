@@ -9,6 +9,8 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/float_load.cuh"
+#include "backend/cuda/launch.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/quantize_rows.h"
 
 namespace cairn::cuda {
@@ -78,9 +80,10 @@ __device__ void encode_group(const float* x, uint8_t* dst, int g, const Layout& 
 
 __global__ void quantize_rows_kernel(const QuantEntry* entries, int n_entries, Layout l,
                                      int64_t total) {
+  pdl_enter();
   const int64_t gid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gid >= total) return;
-  const QuantEntry& e = entry_at<&QuantEntry::group_begin>(entries, n_entries, gid);
+  const QuantEntry& e = entry_at<&QuantEntry::group_begin>(entries, n_entries, gid, total);
   const int64_t local = gid - e.group_begin, head_row = local / l.n_groups;
   encode_group(e.src + head_row * l.head_dim, e.dst + head_row * l.row_bytes,
                static_cast<int>(local - head_row * l.n_groups), l);
@@ -110,8 +113,8 @@ void quantize_rows(std::span<const ops::RowCopy> copies, const ops::KvRowQuant& 
   }
   if (entries.empty()) return;
   const QuantEntry* table = upload(std::span<const QuantEntry>(entries));
-  quantize_rows_kernel<<<blocks_for(total), kBlock, 0, stream()>>>(
-      table, static_cast<int>(entries.size()), l, total);
+  launch_kernel("quantize_rows_kernel", quantize_rows_kernel, blocks_for(total), kBlock, 0, table,
+                static_cast<int>(entries.size()), l, total);
   check_launch("quantize_rows_kernel");
 }
 

@@ -11,7 +11,9 @@
 #include <cmath>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/rope.h"
 
 namespace cairn::cuda {
@@ -45,6 +47,7 @@ __device__ __forceinline__ float rotated_b(float a, float b, float c, float s) {
 // 2 · half are left as they are.
 __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv_freq, int half,
                             int n_heads, int head_dim, float factor, bool split) {
+  pdl_enter();
   extern __shared__ float cs[];  // cos [half], then sin [half]
   token_angles(cs, positions, inv_freq, half, factor);
   float* token = x + static_cast<int64_t>(blockIdx.x) * n_heads * head_dim;
@@ -73,6 +76,7 @@ struct QkvHeads {
 __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
                                   const int32_t* positions, const float* inv_freq, int half,
                                   float factor, bool split) {
+  pdl_enter();
   extern __shared__ float cs[];
   token_angles(cs, positions, inv_freq, half, factor);
   const int hd = o.head_dim, width = (o.h_q + 2 * o.h_kv) * hd;
@@ -131,9 +135,10 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
   const int64_t n_heads = x.dim(1), head_dim = x.dim(2);
   if (x.dim(0) == 0 || n_heads == 0) return;
   const RopeLaunch l = rope_launch("rope", x, n_heads * (p.rotary_dim / 2), positions, p);
-  rope_kernel<<<l.grid, kRopeThreads, l.shared_bytes, stream()>>>(
-      x.data<float>(), l.positions, l.inv_freq, l.half, static_cast<int>(n_heads),
-      static_cast<int>(head_dim), p.attention_factor, p.layout == ops::RopeLayout::kHalfSplit);
+  launch_kernel("rope_kernel", rope_kernel, l.grid, kRopeThreads, l.shared_bytes, x.data<float>(),
+                l.positions, l.inv_freq, l.half, static_cast<int>(n_heads),
+                static_cast<int>(head_dim), p.attention_factor,
+                p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("rope_kernel");
 }
 
@@ -147,9 +152,9 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
                    static_cast<int>(q.dim(1)),
                    static_cast<int>(k.dim(1)),
                    static_cast<int>(q.dim(2))};
-  split_rope_kernel<<<l.grid, kRopeThreads, l.shared_bytes, stream()>>>(
-      qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor,
-      p.layout == ops::RopeLayout::kHalfSplit);
+  launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,
+                qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor,
+                p.layout == ops::RopeLayout::kHalfSplit);
   check_launch("split_rope_kernel");
 }
 

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
@@ -20,6 +22,7 @@ __device__ inline void store(__half* p, float v) {
 
 template <typename T>
 __global__ void round_kernel(const float* __restrict__ x, T* __restrict__ out, int64_t n) {
+  pdl_enter();
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     store(out + i, x[i]);
@@ -64,10 +67,11 @@ const void* round_input(const Tensor& x, DType dtype) {
   }
   const unsigned grid = blocks_for(n) > 65535u * 8 ? 65535u * 8 : blocks_for(n);
   if (dtype == DType::kBF16)
-    round_kernel<<<grid, kBlock, 0, stream()>>>(x.data<float>(), static_cast<__nv_bfloat16*>(out),
-                                                n);
+    launch_kernel("round_kernel", round_kernel<__nv_bfloat16>, grid, kBlock, 0, x.data<float>(),
+                  static_cast<__nv_bfloat16*>(out), n);
   else
-    round_kernel<<<grid, kBlock, 0, stream()>>>(x.data<float>(), static_cast<__half*>(out), n);
+    launch_kernel("round_kernel", round_kernel<__half>, grid, kBlock, 0, x.data<float>(),
+                  static_cast<__half*>(out), n);
   check_launch("round_kernel");
   return out;
 }

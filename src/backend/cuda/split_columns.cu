@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/launch.h"
+#include "backend/cuda/pdl.cuh"
 #include "backend/cuda/split_columns.h"
 
 namespace cairn::cuda {
@@ -23,6 +25,7 @@ struct Parts {
 
 template <typename V>
 __global__ void split_kernel(const V* __restrict__ x, Parts parts, int64_t total) {
+  pdl_enter();
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t r = i / parts.row, c = i % parts.row;
@@ -71,10 +74,10 @@ void split_columns(const Tensor& x, std::span<Tensor* const> parts) {
   const int64_t total = n * s.row;
   const unsigned grid = blocks_for(total) > 65535u * 8 ? 65535u * 8 : blocks_for(total);
   if (vec)
-    split_kernel<float4>
-        <<<grid, kBlock, 0, stream()>>>(static_cast<const float4*>(x.raw()), s, total);
+    launch_kernel("split_kernel", split_kernel<float4>, grid, kBlock, 0,
+                  static_cast<const float4*>(x.raw()), s, total);
   else
-    split_kernel<float><<<grid, kBlock, 0, stream()>>>(x.data<float>(), s, total);
+    launch_kernel("split_kernel", split_kernel<float>, grid, kBlock, 0, x.data<float>(), s, total);
   check_launch("split_kernel");
 }
 

@@ -5,7 +5,6 @@
 // bit-identical, and the rounded inputs must really be taken (bf16 weights).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -18,31 +17,10 @@
 namespace cairn::test {
 namespace {
 
-// Every logit row the run produces, in order, with the fused inputs set to `fused`.
+// Every logit row of prefill_and_decode with the fused inputs set to `fused`.
 std::vector<std::vector<float>> run_all(const std::string& dir, const Reference& ref, bool fused) {
   cuda::set_fused_inputs(fused);
-  GpuRun r = make_gpu_run(dir, kDefaultGraphBatch);
-  const std::vector<int32_t>& ids = ref.prompt_ids;
-  std::vector<std::vector<float>> out;
-  std::vector<int32_t> length = {5, 9, static_cast<int32_t>(ids.size())}, next(3);
-  out.push_back(run_span(*r.model, *r.kv, 0, ids, 0, length[0]));  // whole
-  out.push_back(run_span(*r.model, *r.kv, 1, ids, 0, 1));          // one row, then the rest
-  out.push_back(run_span(*r.model, *r.kv, 1, ids, 1, length[1]));
-  out.push_back(run_span(*r.model, *r.kv, 2, ids, 0, 7));  // chunks of 7 and the rest
-  out.push_back(run_span(*r.model, *r.kv, 2, ids, 7, length[2]));
-  next = {argmax(out[0]), argmax(out[2]), argmax(out[4])};
-  const int64_t vocab = r.model->config().vocab_size;
-  for (int step = 0; step < 8; ++step) {
-    const int32_t n = step < 4 ? 3 : step < 6 ? 2 : 1;
-    std::vector<int32_t> slots, tokens, positions;
-    for (int32_t s = 0; s < n; ++s)
-      slots.push_back(s), tokens.push_back(next[s]), positions.push_back(length[s]++);
-    out.push_back(decode_step(r, slots, tokens, positions));
-    for (int32_t s = 0; s < n; ++s)
-      next[s] = argmax(
-          std::vector<float>(out.back().begin() + s * vocab, out.back().begin() + (s + 1) * vocab));
-  }
-  return out;
+  return prefill_and_decode(dir, ref);
 }
 
 class GpuFusedInputs : public ::testing::TestWithParam<std::string> {};
