@@ -64,6 +64,9 @@ class DeviceBackend {
   // and hold the replay's values then. Nothing may allocate host-visible memory,
   // synchronize, or free memory allocated before the capture while it is open.
   virtual bool supports_graphs() const = 0;
+  // The fewest decode rows whose step a graph runs faster than the same launches issued as
+  // the step goes (smaller steps run eagerly; 1: every size a graph covers).
+  virtual int64_t min_graph_batch() const { return 1; }
   virtual void begin_capture(StreamId stream) = 0;
   virtual GraphId end_capture(StreamId stream) = 0;
   virtual void replay(GraphId graph, StreamId stream) = 0;

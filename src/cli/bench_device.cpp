@@ -204,7 +204,13 @@ double bench_prefill(const Ctx& x, Model& m) {
 // of --kv-group-size), and the cost of the batch-invariant switch: decode at
 // batch 1 and the long prefill with it off.
 void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
-  if (x.f.max_graph_batch > 0) {  // the same steps op by op: what the decode graphs save
+  const int64_t min_graph = device_backend(x.device.kind).min_graph_batch();
+  if (x.f.max_graph_batch > 0 && min_graph > 1)
+    fmt::print(
+        "  decode steps of fewer than {} rows run their launches as they go, overlapped "
+        "(faster than graphs there); graphs from {} rows\n",
+        min_graph, min_graph);
+  if (x.f.max_graph_batch > 0 && min_graph == 1) {  // the same steps op by op: what graphs save
     m.set_step_graphs(0);
     fmt::print("  --enforce-eager (no CUDA graphs):\n");
     const double eager = bench_decode(x, m, 1, x.f.prompt_tokens);

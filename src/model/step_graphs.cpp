@@ -31,6 +31,7 @@ int64_t StepGraphs::bucket_for(const ForwardBatch& batch) const {
   if (buckets_.empty() || n > buckets_.back() || n == 0) return 0;
   if (static_cast<int64_t>(batch.spans.size()) != n) return 0;  // some span has 2+ rows
   if (ops::op_profile_open(backend_.device().kind)) return 0;
+  if (n < backend_.min_graph_batch()) return 0;
   return *std::lower_bound(buckets_.begin(), buckets_.end(), n);
 }
 

@@ -36,7 +36,8 @@ class StepGraphs {
   int64_t max_batch() const { return buckets_.empty() ? 0 : buckets_.back(); }
   // The bucket a batch runs in: the smallest at or above its rows when every span is
   // one decode row; 0 (eager) for a prefill row, above the largest bucket, on a backend
-  // without graphs, or while an op-profile window is open (it times ops one by one).
+  // without graphs, below the backend's min_graph_batch (faster issued as it goes), or while
+  // an op-profile window is open (it times ops one by one).
   int64_t bucket_for(const ForwardBatch& batch) const;
 
   // Runs segments 0 … n_segments-1 in order with gap(s) after every segment but the

@@ -6,12 +6,16 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
 #include "backend/cuda/graph_store.h"
+#include "backend/cuda/launch.h"
 #include "backend/cuda/matmul.h"
 #include "backend/op_profile.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
 namespace {
+
+// Decode rows up to which a step runs eagerly when launches overlap outside graphs.
+constexpr int64_t kEagerRows = 16;
 
 class DeviceStorage final : public Storage {
  public:
@@ -103,6 +107,13 @@ class CudaDevice final : public DeviceBackend {
   std::string stop_op_profile() override { return ops::stop_op_profile(DeviceKind::kCuda); }
 
   bool supports_graphs() const override { return true; }
+  // With overlapped launches outside graphs only (launch.h, the default), a step of up to 16
+  // rows runs faster issued as it goes: on an H200, 8B decode at batch 1 195 against 183 tok/s
+  // from the graphs, at 16 2,761 against 2,631; the graph segments end the overlap at every
+  // layer's attention (docs/cuda.md).
+  int64_t min_graph_batch() const override {
+    return programmatic_launch() == Programmatic::kEager ? kEagerRows + 1 : 1;
+  }
   void begin_capture(StreamId s) override {
     of(s);
     begin_graph_capture();

@@ -12,8 +12,8 @@ std::atomic<Programmatic>& g_mode() {
   static std::atomic<Programmatic> mode = [] {
     const char* v = std::getenv("CAIRN_CUDA_PDL");
     if (v && v[0] == '0') return Programmatic::kOff;
-    if (v && v[0] == '2') return Programmatic::kEager;
-    return Programmatic::kAll;
+    if (v && v[0] == '1') return Programmatic::kAll;
+    return Programmatic::kEager;
   }();
   return mode;
 }
