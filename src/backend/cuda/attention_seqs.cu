@@ -225,10 +225,8 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(plan.split_blocks));
     launch_kernel("seqs_split_kernel", seqs_split_kernel<T, S>, grid, kThreads,
                   smem_bytes(kSplitRows, base.stride), base, table, n);
-    check_launch("attention seqs_split_kernel");
     launch_kernel("seqs_combine_kernel", seqs_combine_kernel<S>,
                   static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
-    check_launch("attention seqs_combine_kernel");
     return;
   }
   static const bool ready =
@@ -237,7 +235,6 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
   launch_kernel("seqs_fused_kernel", seqs_fused_kernel<T, S>, grid, kThreads,
                 smem_bytes(kFusedRows, base.stride), base, table, n);
-  check_launch("attention seqs_fused_kernel");
 }
 
 // The narrow blocks' grid (one block of 8 rows a sequence and KV head, per_block splits each).
@@ -249,7 +246,6 @@ void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, 
   (void)ready;
   launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32, Slots>, grid, 32, smem,
                 base, table, static_cast<int>(plan.seqs.size()), per_block);
-  check_launch("attention seqs_tc_split_kernel (narrow)");
 }
 
 template <typename T, int HD>
@@ -279,10 +275,8 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     else
       launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32>, grid, 32, smem, base,
                     table, n, per_block);
-    check_launch("attention seqs_tc_split_kernel");
     launch_kernel("seqs_combine_kernel", seqs_combine_kernel<HD / 32>,
                   static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
-    check_launch("attention seqs_combine_kernel");
     return;
   }
   const size_t smem = tc::Layout<HD>::bytes(kWarps, true);
@@ -291,7 +285,6 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
   launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD>, grid, kThreads, smem, base,
                 table, n);
-  check_launch("attention seqs_tc_fused_kernel");
 }
 
 template <typename T>

@@ -85,7 +85,6 @@ void convert_rows(std::span<const ops::RowCopy> copies) {
     launch_from<DType::kBF16>(dst, table, n, grid);
   else
     launch_from<DType::kF16>(dst, table, n, grid);
-  check_launch("convert_rows_kernel");
 }
 
 }  // namespace cairn::cuda

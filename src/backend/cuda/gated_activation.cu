@@ -114,7 +114,6 @@ void gated_activation_fused(const Tensor& gate_up, ops::Activation act, Tensor& 
     halves_of(gate_up, out, SiluGate{});
   else
     halves_of(gate_up, out, GeluTanhGate{});
-  check_launch("gated_activation_fused");
 }
 
 void gated_activation(const Tensor& gate, const Tensor& up, ops::Activation act, Tensor& out) {
@@ -122,7 +121,6 @@ void gated_activation(const Tensor& gate, const Tensor& up, ops::Activation act,
     binary_of(gate, up, out, SiluGate{});
   else
     binary_of(gate, up, out, GeluTanhGate{});
-  check_launch("gated_activation");
 }
 
 }  // namespace cairn::cuda

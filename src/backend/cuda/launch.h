@@ -14,8 +14,9 @@
 namespace cairn::cuda {
 
 // Where launch_kernel lets kernels overlap: kEager (the default: not in launches being captured
-// into a graph, where the overlap made decode slower on an H200), kAll or kOff. CAIRN_CUDA_PDL=1|2|0 (read once per process);
-// set_programmatic_launch in code, for the tests and the benchmark.
+// into a graph, where the overlap made decode slower on an H200), kAll or kOff.
+// CAIRN_CUDA_PDL=1|2|0 (read once per process); set_programmatic_launch in code, for the tests and
+// the benchmark.
 enum class Programmatic { kOff = 0, kAll = 1, kEager = 2 };
 Programmatic programmatic_launch();
 void set_programmatic_launch(Programmatic mode);

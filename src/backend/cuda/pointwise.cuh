@@ -55,7 +55,7 @@ __global__ void unary_kernel(float* x, int64_t n, bool vec, Op op) {
   for (int64_t i = head + first; i < n; i += stride) x[i] = op(x[i]);
 }
 
-// Launches on stream(); the caller runs check_launch.
+// Launches on stream() (launch_kernel: a failed launch throws).
 template <typename Op>
 void launch_binary(const float* a, const float* b, float* y, int64_t n, Op op) {
   if (n == 0) return;

@@ -139,7 +139,6 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
                 l.positions, l.inv_freq, l.half, static_cast<int>(n_heads),
                 static_cast<int>(head_dim), p.attention_factor,
                 p.layout == ops::RopeLayout::kHalfSplit);
-  check_launch("rope_kernel");
 }
 
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops::RopeParams& p,
@@ -155,7 +154,6 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
   launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,
                 qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor,
                 p.layout == ops::RopeLayout::kHalfSplit);
-  check_launch("split_rope_kernel");
 }
 
 }  // namespace cairn::cuda

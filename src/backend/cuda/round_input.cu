@@ -72,7 +72,6 @@ const void* round_input(const Tensor& x, DType dtype) {
   else
     launch_kernel("round_kernel", round_kernel<__half>, grid, kBlock, 0, x.data<float>(),
                   static_cast<__half*>(out), n);
-  check_launch("round_kernel");
   return out;
 }
 
