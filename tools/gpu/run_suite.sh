@@ -92,7 +92,7 @@ if has baseline; then
 fi
 echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
-grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager' "$logs/bench.log" 2>/dev/null
+grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager|overlapped' "$logs/bench.log" 2>/dev/null
 for v in 0 1; do
   [ -f "$logs/fused$v.log" ] && echo "fused inputs $v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/fused$v.log"
 done
