@@ -23,6 +23,20 @@ void set_programmatic_launch(Programmatic mode);
 // Whether this launch, now, may overlap.
 bool overlap_launch();
 
+// Sets the mode for its own life, then puts back the one before (tests, benchmarks).
+class ProgrammaticScope {
+ public:
+  explicit ProgrammaticScope(Programmatic mode) : saved_(programmatic_launch()) {
+    set_programmatic_launch(mode);
+  }
+  ~ProgrammaticScope() { set_programmatic_launch(saved_); }
+  ProgrammaticScope(const ProgrammaticScope&) = delete;
+  ProgrammaticScope& operator=(const ProgrammaticScope&) = delete;
+
+ private:
+  Programmatic saved_;
+};
+
 // kernel<<<grid, block, smem, stream()>>>(args...), with the overlap when overlap_launch().
 // The kernel must call pdl_wait() (pdl.cuh) in every block before it touches memory that other
 // kernels of the stream read or write. `name` names the kernel in a launch error.

@@ -22,7 +22,7 @@ TEST_P(GpuProgrammaticLaunch, LeavesTheBits) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
   const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + GetParam();
   const Reference ref = load_reference(dir);
-  const cuda::Programmatic saved = cuda::programmatic_launch();
+  const cuda::ProgrammaticScope restore(cuda::programmatic_launch());
   for (DType kv : {DType::kF32, DType::kBF16}) {
     cuda::set_programmatic_launch(cuda::Programmatic::kOff);
     const std::vector<std::vector<float>> serial = prefill_and_decode(dir, ref, kv);
@@ -39,7 +39,6 @@ TEST_P(GpuProgrammaticLaunch, LeavesTheBits) {
       }
     }
   }
-  cuda::set_programmatic_launch(saved);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, GpuProgrammaticLaunch, ::testing::ValuesIn(family_fixtures()),

@@ -56,13 +56,12 @@ TEST_P(GpuStepGraphs, ReplaysEqualEagerSteps) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
   const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + GetParam();
   const Reference ref = load_reference(dir);
-  const cuda::Programmatic saved = cuda::programmatic_launch();
+  const cuda::ProgrammaticScope restore(cuda::programmatic_launch());
   for (cuda::Programmatic mode : {cuda::Programmatic::kOff, cuda::Programmatic::kAll}) {
     SCOPED_TRACE(static_cast<int>(mode));
     cuda::set_programmatic_launch(mode);
     expect_replays_equal_eager(dir, ref);
   }
-  cuda::set_programmatic_launch(saved);
 }
 
 // The default (launches overlap outside graphs): steps of up to 16 rows run eagerly, so a
@@ -70,8 +69,7 @@ TEST_P(GpuStepGraphs, ReplaysEqualEagerSteps) {
 TEST_P(GpuStepGraphs, SmallStepsRunEagerlyWhenLaunchesOverlap) {
   if (!gpu_present()) GTEST_SKIP() << "no CUDA device";
   const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" + GetParam();
-  const cuda::Programmatic saved = cuda::programmatic_launch();
-  cuda::set_programmatic_launch(cuda::Programmatic::kEager);
+  const cuda::ProgrammaticScope eager_overlap(cuda::Programmatic::kEager);
   GpuRun r = make_gpu_run(dir, kDefaultGraphBatch);
   std::vector<int32_t> length = {5, 9, 3};
   const Reference ref = load_reference(dir);
@@ -80,7 +78,6 @@ TEST_P(GpuStepGraphs, SmallStepsRunEagerlyWhenLaunchesOverlap) {
     decode_step(r, {0, 1, 2}, {1, 2, 3}, length);
     for (int32_t& l : length) ++l;
   }
-  cuda::set_programmatic_launch(saved);
   const auto* d = dynamic_cast<const DecoderModel*>(r.model.get());
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->n_step_graphs(), 0u);
