@@ -63,52 +63,34 @@ __device__ inline void ldmatrix_x4_trans(uint32_t addr, uint32_t& r0, uint32_t& 
 template <typename T>
 __device__ inline void mma_k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
 
-template <>
-__device__ inline void mma_k16<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4],
-                                              const uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-template <>
-__device__ inline void mma_k16<__half>(float (&d)[4], const uint32_t (&a)[4],
-                                       const uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-      "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 // mma_k16 for an A tile whose rows 8-15 are zeros (a decode block's few rows): a = {a[0], a[2]}
 // of mma_k16's fragment, d = row g's {d[0], d[1]}. Rows g + 8 are computed from zeros and
 // dropped; an mma output (i, j) reads only row i of a and of d, so row g's bits are mma_k16's.
 template <typename T>
 __device__ inline void mma_k16_top(float (&d)[2], const uint32_t (&a)[2], const uint32_t (&b)[2]);
 
-template <>
-__device__ inline void mma_k16_top<__nv_bfloat16>(float (&d)[2], const uint32_t (&a)[2],
-                                                  const uint32_t (&b)[2]) {
-  [[maybe_unused]] float x2, x3;
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-      "{%4, %5, %6, %5}, {%7, %8}, {%9, %10, %11, %11};\n"
-      : "=f"(d[0]), "=f"(d[1]), "=f"(x2), "=f"(x3)
-      : "r"(a[0]), "r"(0u), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), "f"(0.0f));
-}
+// Both for element type T, whose PTX name is TYPE: the instruction string must be a literal.
+#define CAIRN_MMA_K16_FORMS(T, TYPE)                                                              \
+  template <>                                                                                     \
+  __device__ inline void mma_k16<T>(float(&d)[4], const uint32_t(&a)[4], const uint32_t(&b)[2]) { \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE                           \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"         \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                 \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));             \
+  }                                                                                               \
+  template <>                                                                                     \
+  __device__ inline void mma_k16_top<T>(float(&d)[2], const uint32_t(&a)[2],                      \
+                                        const uint32_t(&b)[2]) {                                  \
+    [[maybe_unused]] float x2, x3;                                                                \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE                           \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %5}, {%7, %8}, {%9, %10, %11, %11};\n"      \
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(x2), "=f"(x3)                                     \
+                 : "r"(a[0]), "r"(0u), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]),     \
+                   "f"(0.0f));                                                                    \
+  }
 
-template <>
-__device__ inline void mma_k16_top<__half>(float (&d)[2], const uint32_t (&a)[2],
-                                           const uint32_t (&b)[2]) {
-  [[maybe_unused]] float x2, x3;
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-      "{%4, %5, %6, %5}, {%7, %8}, {%9, %10, %11, %11};\n"
-      : "=f"(d[0]), "=f"(d[1]), "=f"(x2), "=f"(x3)
-      : "r"(a[0]), "r"(0u), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]), "f"(0.0f));
-}
+CAIRN_MMA_K16_FORMS(__nv_bfloat16, "bf16")
+CAIRN_MMA_K16_FORMS(__half, "f16")
+#undef CAIRN_MMA_K16_FORMS
 
 }  // namespace cairn::cuda::mma
