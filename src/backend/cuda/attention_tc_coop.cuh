@@ -39,6 +39,26 @@ __device__ __forceinline__ Rows coop_rows(const Params& p, int kvh, int row0, co
   return rows;
 }
 
+// The block's q tiles (load_q_tile's operations on each row), loaded by the four warps
+// together: warp w takes tile rows 4w .. 4w + 3 and publishes their logit scales.
+template <typename T, int HD>
+__device__ __forceinline__ void coop_load_q(const Params& p, int kvh, int row0, uint8_t* q_hi,
+                                            uint8_t* q_lo, CoopShared& sh) {
+  constexpr int kPer = kRows / kWarps;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  float x[kPer][HD / 32];
+  q_elements<HD, kPer>(p, kvh, row0, warp * kPer, x);
+  Rows rows;
+#pragma unroll
+  for (int r = 0; r < kPer; ++r)
+    q_row<T, HD>(p, kvh, row0, warp * kPer + r, x[r], q_hi, q_lo, rows);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {  // q_row set scale[h] where row lane / 4 + 8h is one of the warp's
+    const int i = lane / 4 + 8 * h;
+    if (lane % 4 == 0 && i / kPer == warp) sh.scale[i] = rows.scale[h];
+  }
+}
+
 // Raw scores of key tile nt (keys 8nt .. 8nt + 7): tile_scores' chains for that tile.
 template <typename T, int HD>
 __device__ __forceinline__ void coop_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile, int nt,
@@ -160,7 +180,6 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
   query_range(p, b, kRows);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   uint8_t* stages = smem + L::stages_offset(1);
   CoopShared& sh = *reinterpret_cast<CoopShared*>(stages + kBlocksPerSplit * L::kStageBytes);
   const uint32_t q_hi = mma::shared_address(smem), q_lo = q_hi + L::kQTile;
@@ -178,10 +197,7 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
       blocks[n++] = kb;
     }
     mma::commit();
-    if (!loaded && warp == 0) {
-      load_q_tile<T, HD>(p, kvh, row0, smem, smem + L::kQTile, rows);
-      if (lane % 4 == 0) sh.scale[lane / 4] = rows.scale[0], sh.scale[lane / 4 + 8] = rows.scale[1];
-    }
+    if (!loaded) coop_load_q<T, HD>(p, kvh, row0, smem, smem + L::kQTile, sh);
     mma::wait_pending<0>();
     __syncthreads();  // tiles, q and scales in
     if (!loaded) rows = coop_rows(p, kvh, row0, sh.scale);

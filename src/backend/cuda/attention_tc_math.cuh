@@ -127,27 +127,36 @@ __device__ __forceinline__ void q_row(const Params& p, int kvh, int row0, int i,
     }
 }
 
+// This lane's elements (2·lane + 64j and the one after) of tile rows i0 .. i0 + N − 1, rows
+// [row0 + i0, …) of KV head kvh; zeros past the last row. The N rows' loads are in flight
+// together.
+template <int HD, int N>
+__device__ __forceinline__ void q_elements(const Params& p, int kvh, int row0, int i0,
+                                           float (&x)[N][HD / 32]) {
+  const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
+#pragma unroll
+  for (int r = 0; r < N; ++r) {
+    const int row = row0 + i0 + r, t = row / p.group, head = kvh * p.group + row % p.group;
+    const bool valid = row < n_rows;
+    const float* q = p.q + (static_cast<int64_t>(t) * p.n_heads + head) * HD;
+#pragma unroll
+    for (int j = 0; j < HD / 64; ++j) {
+      x[r][2 * j] = valid ? q[2 * lane + 64 * j] : 0.0f;
+      x[r][2 * j + 1] = valid ? q[2 * lane + 64 * j + 1] : 0.0f;
+    }
+  }
+}
+
 // The warp's rows [row0, row0 + NR) of KV head kvh (NR 16, or 8 for a narrow block): q' split
 // into hi and lo tiles of NR rows (row i's 16-byte chunk c at swizzled(i, c), as mma_tile.cuh
 // lays out k-tiles), and this lane's Rows. Rows past the last are zeros and invalid.
 template <typename T, int HD, int NR = kRows>
 __device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, uint8_t* q_lo,
                             Rows& rows) {
-  const int lane = threadIdx.x & 31, n_rows = p.n_q * p.group;
   constexpr int kBatch = 4;  // rows whose loads are in flight together
   for (int i0 = 0; i0 < NR; i0 += kBatch) {
-    float x[kBatch][HD / 32];  // of row i0 + r: elements 2·lane + 64j and the one after
-#pragma unroll
-    for (int r = 0; r < kBatch; ++r) {
-      const int row = row0 + i0 + r, t = row / p.group, head = kvh * p.group + row % p.group;
-      const bool valid = row < n_rows;
-      const float* q = p.q + (static_cast<int64_t>(t) * p.n_heads + head) * HD;
-#pragma unroll
-      for (int j = 0; j < HD / 64; ++j) {
-        x[r][2 * j] = valid ? q[2 * lane + 64 * j] : 0.0f;
-        x[r][2 * j + 1] = valid ? q[2 * lane + 64 * j + 1] : 0.0f;
-      }
-    }
+    float x[kBatch][HD / 32];
+    q_elements<HD, kBatch>(p, kvh, row0, i0, x);
 #pragma unroll
     for (int r = 0; r < kBatch; ++r) q_row<T, HD>(p, kvh, row0, i0 + r, x[r], q_hi, q_lo, rows);
   }

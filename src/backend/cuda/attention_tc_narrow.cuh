@@ -27,34 +27,6 @@ struct NarrowLayout {
   }
 };
 
-// stage_half for one warp with few registers: lane l copies chunks 2b + l % 2 of keys l / 2 and
-// 16 + l / 2 (two row addresses a lane, each found once; every copy instruction reads 16 keys'
-// 32 contiguous bytes). The same tile as stage_half.
-template <int HD>
-__device__ __forceinline__ void stage_pairs(const Params& p, uint8_t* tile, int kvh, int key0,
-                                            bool values) {
-  if (!p.vec_loads) return stage_elements<HD, 32>(p, tile, kvh, key0, values);
-  constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
-  const int lane = threadIdx.x & 31;
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
-  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
-  const uint32_t base = mma::shared_address(tile);
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int j = 16 * h + lane / 2, key = key0 + j;
-    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
-#pragma unroll
-    for (int b = 0; b < kChunks / 2; ++b) {
-      const int c = 2 * b + lane % 2;
-      const uint32_t off = mma::swizzled<kRowBytes>(j, c);
-      if (row)
-        mma::copy16(base + off, row + head_off + c * 16);
-      else
-        *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
-    }
-  }
-}
-
 // Row g's online-softmax state of one split; acc[t] holds dims 8t + 2(lane % 4) + {0, 1}.
 template <int HD>
 struct NarrowState {
@@ -168,12 +140,12 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
   uint8_t* v_slot = slots + (Slots - 1) * L::kKvTile;
   const uint32_t k_addr = mma::shared_address(k_slot), v_addr = mma::shared_address(v_slot);
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage_pairs<HD>(p, k_slot, b.kvh, kb * kKeyBlock, false);
+  if (kb < end) stage_half<HD, 32>(p, k_slot, b.kvh, kb * kKeyBlock, false);
   mma::commit();
   prologue();
   while (kb < end) {
     if constexpr (Slots == 2) {
-      stage_pairs<HD>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      stage_half<HD, 32>(p, v_slot, b.kvh, kb * kKeyBlock, true);
       mma::commit();
       mma::wait_pending<1>();  // this block's K is in
     } else {
@@ -187,11 +159,11 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     __syncthreads();  // the K slot is free
     const int next = next_key_block(p, b, kb + 1, end);
     if constexpr (Slots == 2) {
-      if (next < end) stage_pairs<HD>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      if (next < end) stage_half<HD, 32>(p, k_slot, b.kvh, next * kKeyBlock, false);
       mma::commit();
       mma::wait_pending<1>();  // this block's V is in
     } else {
-      stage_pairs<HD>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      stage_half<HD, 32>(p, v_slot, b.kvh, kb * kKeyBlock, true);
       mma::commit();
       mma::wait_pending<0>();
     }
@@ -199,7 +171,7 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     narrow_values<T, HD>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     if constexpr (Slots == 1) {
-      if (next < end) stage_pairs<HD>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      if (next < end) stage_half<HD, 32>(p, k_slot, b.kvh, next * kKeyBlock, false);
       mma::commit();
     }
     kb = next;

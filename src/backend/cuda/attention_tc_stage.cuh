@@ -60,25 +60,32 @@ struct Layout {
 
 // Chunk-wise: every 16-byte chunk of the key block's K (values false) or V rows through
 // cp.async (rows 16-byte aligned). Keys at or past n_kv and keys of a released page are zeros,
-// stored directly.
+// stored directly. kTpr threads share a key row (2 for one warp, else NT / 32) and each finds
+// its rows' addresses once: thread t copies chunks kTpr·b + t % kTpr of keys t / kTpr, then
+// t / kTpr + NT / kTpr, … (a copy instruction reads 32 / kTpr keys' 16·kTpr contiguous bytes).
 template <int HD, int NT>
 __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int kvh, int key0,
                                              bool values) {
-  constexpr int kRowBytes = HD * 2, kChunks = HD / 8, kTotal = kKeyBlock * kChunks;
-  static_assert(kTotal % NT == 0, "every thread copies the same number of chunks");
+  constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
+  constexpr int kTpr = NT >= 64 ? NT / 32 : 2, kRowsApart = NT / kTpr;
+  static_assert(kChunks % kTpr == 0 && kKeyBlock % kRowsApart == 0, "every thread copies as many");
+  const int t = static_cast<int>(threadIdx.x) % NT;
   const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
   const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
   const uint32_t base = mma::shared_address(tile);
 #pragma unroll
-  for (int b = 0; b < kTotal / NT; ++b) {
-    const int i = static_cast<int>(threadIdx.x) + b * NT, j = i / kChunks, c = i % kChunks;
-    const int key = key0 + j;
+  for (int h = 0; h < kKeyBlock / kRowsApart; ++h) {
+    const int j = h * kRowsApart + t / kTpr, key = key0 + j;
     const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
-    const uint32_t off = mma::swizzled<kRowBytes>(j, c);
-    if (row)
-      mma::copy16(base + off, row + head_off + c * 16);
-    else
-      *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int b = 0; b < kChunks / kTpr; ++b) {
+      const int c = kTpr * b + t % kTpr;
+      const uint32_t off = mma::swizzled<kRowBytes>(j, c);
+      if (row)
+        mma::copy16(base + off, row + head_off + c * 16);
+      else
+        *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
+    }
   }
 }
 
