@@ -64,26 +64,30 @@ __device__ __forceinline__ float sum_squares(float* xr, const float* rr, int64_t
 // x, y [n, d] (an f32 y may alias x unless r is given); w [d]. Block i normalizes row i. With
 // r [n, d]: first x += r (add's arithmetic), each group written back by the thread that later
 // reads it again.
+// The held groups' weights are read before the kernel ahead has finished (pdl.cuh: no kernel
+// writes a weight), so their loads are not on the row's critical path.
 template <int kThreads, bool kHeld, typename TY>
 __global__ void __launch_bounds__(kThreads)
     rms_norm_kernel(float* x, const float* r, const float* w, float eps, TY* y, int64_t d,
                     bool vec) {
-  pdl_enter();
-  float* xr = x + blockIdx.x * d;
-  const float* rr = r ? r + blockIdx.x * d : nullptr;
-  TY* yr = y + blockIdx.x * d;
   const int64_t groups = (d + 3) / 4;
-  float held[kHeldGroups][4];
-  float ss = sum_squares<kThreads, kHeld>(xr, rr, d, vec, held);
-  ss = block_reduce<kThreads>(ss, SumOp{});
-  const float inv = __frcp_rn(__fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(d)), eps)));
+  [[maybe_unused]] float wv[kHeldGroups][4];
   if constexpr (kHeld) {
-    float wv[kHeldGroups][4];
 #pragma unroll
     for (int c = 0; c < kHeldGroups; ++c) {
       const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
       if (g < groups) load_group4(w, g, d, vec, wv[c]);
     }
+  }
+  pdl_enter();
+  float* xr = x + blockIdx.x * d;
+  const float* rr = r ? r + blockIdx.x * d : nullptr;
+  TY* yr = y + blockIdx.x * d;
+  float held[kHeldGroups][4];
+  float ss = sum_squares<kThreads, kHeld>(xr, rr, d, vec, held);
+  ss = block_reduce<kThreads>(ss, SumOp{});
+  const float inv = __frcp_rn(__fsqrt_rn(__fadd_rn(__fdiv_rn(ss, static_cast<float>(d)), eps)));
+  if constexpr (kHeld) {
 #pragma unroll
     for (int c = 0; c < kHeldGroups; ++c) {
       const int64_t g = threadIdx.x + static_cast<int64_t>(c) * kThreads;
