@@ -28,6 +28,10 @@ void set_attention_wide_blocks(int mode);
 // slots (1 or 2), or on the 16-row blocks (0): speed only. Default 2 unless
 // CAIRN_ATTENTION_NARROW is set (read once per process).
 void set_attention_narrow_blocks(int slots);
+// The split path's combine on a block a row, staged through shared memory (1), on a warp a
+// row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0
+// unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
+void set_attention_staged_combine(int mode);
 bool attention_tensor_cores();
 
 }  // namespace cairn::cuda

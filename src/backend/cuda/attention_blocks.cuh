@@ -4,6 +4,7 @@
 // every split in order. Params describe one sequence (attention_math.cuh).
 #pragma once
 
+#include "backend/cuda/attention_combine.cuh"
 #include "backend/cuda/attention_tile.cuh"
 
 namespace cairn::cuda::attn {
@@ -36,40 +37,6 @@ __device__ __forceinline__ void split_block(const Params& p, float* smem, int kv
       if (c < p.head_dim) p.part_acc[idx * p.head_dim + c] = st[i].acc[s];
     }
   }
-}
-
-// Split path, one warp: folds output row `row`'s partials in split order. They are read
-// kCombineAhead splits at a time (every max and sum, then the accs of the non-empty ones),
-// so that a row waits for memory twice a group rather than twice a split.
-constexpr int kCombineAhead = 4;
-
-template <int S>
-__device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
-  const int lane = threadIdx.x & 31;
-  RowState<S> total;
-  for (int first = 0; first < p.n_splits; first += kCombineAhead) {
-    RowState<S> part[kCombineAhead];
-#pragma unroll
-    for (int j = 0; j < kCombineAhead; ++j) {
-      const int64_t idx = row * p.n_splits + first + j;
-      part[j].l = first + j < p.n_splits ? p.part_ml[2 * idx + 1] : 0.0f;
-      if (first + j < p.n_splits) part[j].m = p.part_ml[2 * idx];
-    }
-#pragma unroll
-    for (int j = 0; j < kCombineAhead; ++j) {
-      if (part[j].l == 0.0f) continue;
-      const int64_t idx = row * p.n_splits + first + j;
-#pragma unroll
-      for (int s = 0; s < S; ++s) {
-        const int c = lane + 32 * s;
-        part[j].acc[s] = c < p.head_dim ? p.part_acc[idx * p.head_dim + c] : 0.0f;
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kCombineAhead; ++j)
-      if (part[j].l != 0.0f) fold(total, part[j]);
-  }
-  finalize(total, p.head_dim, p.out + row * p.head_dim);
 }
 
 // Fused path: rows [row0, row0 + kWarps * kFusedRows) of KV head kvh over every

@@ -36,6 +36,11 @@ inline BlockShape block_shape(bool tensor_cores) {
   return {kWarps * kSplitRows, kWarps * kFusedRows};
 }
 
+// Speed only (the same folds either way, attention_combine.cuh): whether the split path's
+// combine runs a block a row (combine_row_staged) for `rows` output rows of up to max_splits
+// splits. cuda::set_attention_staged_combine forces it.
+bool staged_combine(int max_splits, int64_t rows);
+
 namespace tc {
 // Speed only (every value is computed the same way either way): a split grid of
 // fewer blocks than two per SM runs blocks of four warps that stage a whole key split

@@ -105,6 +105,17 @@ __global__ void __launch_bounds__(kThreads)
   combine_row<S>(p, row);
 }
 
+// Block b folds output row b − combine_begin of its sequence (combine_begin counts rows here).
+template <int S>
+__global__ void __launch_bounds__(kThreads)
+    seqs_combine_staged_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
+  pdl_enter();
+  extern __shared__ float4 smem4[];
+  const SeqEntry& e = find_seq<Grid::kCombine>(seqs.entries(), n_seqs, blockIdx.x, gridDim.x);
+  combine_row_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin,
+                        reinterpret_cast<float*>(smem4));
+}
+
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
     seqs_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
@@ -157,7 +168,8 @@ struct Plan {
   int64_t max_rows = 0;  // the most rows of one KV head a sequence has
   int max_splits = 0;
   bool split_path = false;
-  bool tensor_cores = false;  // the rows' arithmetic (tensor_core_rows)
+  bool staged_combine = false;  // a block a row (combine_row_staged); combine_begin counts rows
+  bool tensor_cores = false;    // the rows' arithmetic (tensor_core_rows)
 };
 
 // 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
@@ -210,7 +222,33 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   const bool sparse = 2 * plan.fused_rows < plan.fused_blocks * shape.fused_rows;
   plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
                     plan.ws_floats * sizeof(float) <= kMaxWorkspace;
+  // Speed only (the same folds): many splits a row are folded by a block a row.
+  int64_t rows = 0;
+  for (const SeqEntry& e : plan.seqs) rows += static_cast<int64_t>(e.n_q) * base.n_heads;
+  plan.staged_combine = plan.split_path && staged_combine(plan.max_splits, rows);
+  if (plan.staged_combine) {
+    plan.combine_blocks = 0;
+    for (SeqEntry& e : plan.seqs) {
+      e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
+      plan.combine_blocks += static_cast<int64_t>(e.n_q) * base.n_heads;
+    }
+  }
   return plan;
+}
+
+// The combine of the split path: a warp a row, or a block a row (staged).
+template <int S>
+void launch_combine(const Params& base, const Plan& plan, const SeqTable& table) {
+  const int n = static_cast<int>(plan.seqs.size());
+  const auto blocks = static_cast<unsigned>(plan.combine_blocks);
+  if (!plan.staged_combine)
+    return launch_kernel("seqs_combine_kernel", seqs_combine_kernel<S>, blocks, kThreads, 0, base,
+                         table, n);
+  static const bool ready =
+      (allow_smem(seqs_combine_staged_kernel<S>, Staged<S>::kSmemBytes), true);
+  (void)ready;
+  launch_kernel("seqs_combine_staged_kernel", seqs_combine_staged_kernel<S>, blocks, kThreads,
+                Staged<S>::kSmemBytes, base, table, n);
 }
 
 template <typename T, int S>
@@ -225,8 +263,7 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(plan.split_blocks));
     launch_kernel("seqs_split_kernel", seqs_split_kernel<T, S>, grid, kThreads,
                   smem_bytes(kSplitRows, base.stride), base, table, n);
-    launch_kernel("seqs_combine_kernel", seqs_combine_kernel<S>,
-                  static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
+    launch_combine<S>(base, plan, table);
     return;
   }
   static const bool ready =
@@ -275,8 +312,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     else
       launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32>, grid, 32, smem, base,
                     table, n, per_block);
-    launch_kernel("seqs_combine_kernel", seqs_combine_kernel<HD / 32>,
-                  static_cast<unsigned>(plan.combine_blocks), kThreads, 0, base, table, n);
+    launch_combine<HD / 32>(base, plan, table);
     return;
   }
   const size_t smem = tc::Layout<HD>::bytes(kWarps, true);

@@ -6,6 +6,7 @@
 // And convert_rows against convert per row block, bit for bit. Outputs poisoned.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -35,6 +36,9 @@ struct SeqShape {
 const std::vector<SeqShape> kDecodeMix = {{1, 1},   {1, 2},   {1, 31},  {1, 32},   {1, 33},
                                           {7, 7},   {1, 127}, {1, 128}, {1, 129},  {64, 64},
                                           {1, 300}, {7, 260}, {1, 513}, {1, 1000}, {64, 1000}};
+// Rows of 16 key splits and more (a block a row folds their partials), beside short ones.
+const std::vector<SeqShape> kLongMix = {{1, 2048}, {1, 2049}, {1, 4100}, {3, 2500},
+                                        {1, 129},  {1, 1},    {1, 777}};
 // Mostly chunks of 256 and 64 (enough thread blocks to take the fused path with the CUDA-core
 // blocks of 16 rows and the tensor-core blocks of 64), a few decode rows.
 const std::vector<SeqShape> kPrefillMix = {
@@ -100,7 +104,9 @@ void expect_bitwise_per_sequence(const std::vector<SeqShape>& shapes, const Para
   const Tensor got = to_host(out);
   cuda::set_attention_wide_blocks(alone_wide);
 
-  std::vector<int32_t> kv_positions(1000);
+  int64_t longest = 0;
+  for (const SeqShape& s : shapes) longest = std::max(longest, s.n_kv);
+  std::vector<int32_t> kv_positions(static_cast<size_t>(longest));
   for (size_t j = 0; j < kv_positions.size(); ++j) kv_positions[j] = static_cast<int32_t>(j);
   const std::span<const int32_t> qp(positions), kp(kv_positions);
   for (const ops::AttentionSeq& s : seqs) {
@@ -165,6 +171,19 @@ TEST_P(AttentionSeqsGpu, NarrowBlocksLeaveTheBits) {
   }
   cuda::set_attention_narrow_blocks(2);
   cuda::set_attention_wide_blocks(0);
+}
+
+// The split path's combine on a block a row (staged through shared memory; forced for every
+// split grid, then by the splits) and on a warp a row gives every row the bits of the
+// per-sequence call (a warp a row).
+TEST_P(AttentionSeqsGpu, StagedCombineLeavesTheBits) {
+  CAIRN_NEED_GPU();
+  for (int mode : {1, -1, 0}) {
+    cuda::set_attention_staged_combine(mode);
+    const std::string label = "staged combine " + std::to_string(mode);
+    expect_bitwise_per_sequence(kLongMix, GetParam(), label.c_str());
+  }
+  cuda::set_attention_staged_combine(0);
 }
 
 TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
