@@ -1,16 +1,16 @@
-// The split block of a small grid (wide staging: batch-1 decode), its four warps sharing every
-// key block instead of one warp attending while three only stage. Speed only: each value is
+// The split block of a small grid (wide staging: batch-1 decode), its four warps sharing each
+// key split instead of one warp attending while three only stage. Speed only: each value is
 // computed by the operations attention_tc_math.cuh's one warp applies, in the same order.
-//   scores    warp w: the n8 tile of keys 8w .. 8w + 7 (its hi and lo chains over head_dim)
-//             and their masks
-//   softmax   each warp's row maxima over its 8 keys meet in shared memory (a maximum is
-//             exact in any order); every warp then derives the same m and r, turns its own
-//             scores into weights and publishes them; each lane sums its rows' 32 weights in
-//             key order from shared memory and the quad butterfly follows, as one warp would
-//   values    warp w: dims [w · head_dim / 4, (w + 1) · head_dim / 4) of acc, from every
-//             key's weight (hi and lo, keys 0-15 then 16-31, as tile_values)
-// Two barriers a key block; the maxima and weights are double-buffered by key-block parity, so
-// a buffer is rewritten only after every warp passed the barrier that follows its last read.
+//   scores    warp w: every score of the split's key block w (tile_scores, mask_logits) and
+//             its rows' maxima, published
+//   softmax   warp w: the running maximum m after key block w (the maxima of blocks 0 .. w:
+//             a maximum is exact in any order), block w's weights exp(logit − m) and their sums
+//             in key order (then the quad butterfly), both published
+//   values    each warp, for key blocks 0, 1, … in order: r, l and its quarter of acc rescaled
+//             as one warp would, then acc += P·V for dims [w · head_dim / 4, (w + 1) ·
+//             head_dim / 4) from the published weights (hi and lo, keys 0-15 then 16-31)
+// So the scores and weights of a split's key blocks are found at once, and only the values'
+// multiply-adds follow one key block after another; two barriers a split.
 #pragma once
 
 #include "backend/cuda/attention_tc_blocks.cuh"
@@ -59,98 +59,82 @@ __device__ __forceinline__ void coop_load_q(const Params& p, int kvh, int row0, 
   }
 }
 
-// Raw scores of key tile nt (keys 8nt .. 8nt + 7): tile_scores' chains for that tile.
+// Phase one and two for key block w of the split (k_tile staged there, keys from key0), by
+// warp w: scores and masks, the rows' maxima published; then, once every block's maxima are
+// in, the running maximum after block w, the weights and their sums, published.
 template <typename T, int HD>
-__device__ __forceinline__ void coop_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile, int nt,
-                                            float (&s)[4]) {
+__device__ __forceinline__ void coop_weights(const Params& p, int key0, uint32_t q_hi,
+                                             uint32_t q_lo, uint32_t k_tile, const Rows& rows,
+                                             CoopShared& sh, int w, bool attend) {
   const int lane = threadIdx.x & 31;
-  float hi[4] = {}, lo[4] = {};
+  float s[4][4];
+  if (attend) {
+    tile_scores<T, HD>(q_hi, q_lo, k_tile, s);
+    mask_logits(p, key0, rows, s);
 #pragma unroll
-  for (int ks = 0; ks < HD / 16; ++ks) {
-    uint32_t ah[4], al[4], b[2];
-    const uint32_t qa = chunk_at<HD>(lane % 16, 2 * ks & ~7, 2 * ks % 8 + lane / 16);
-    mma::ldmatrix_x4(q_hi + qa, ah[0], ah[1], ah[2], ah[3]);
-    mma::ldmatrix_x4(q_lo + qa, al[0], al[1], al[2], al[3]);
-    mma::ldmatrix_x2(
-        k_tile + chunk_at<HD>(nt * 8 + lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2), b[0],
-        b[1]);
-    mma::mma_k16<T>(hi, ah, b);
-    mma::mma_k16<T>(lo, al, b);
-  }
+    for (int h = 0; h < 2; ++h) {
+      float x = -INFINITY;
 #pragma unroll
-  for (int e = 0; e < 4; ++e) s[e] = __fadd_rn(hi[e], lo[e]);
-}
-
-// The softmax of the warp's key tile: the rows' block maxima met across warps, m and the
-// rescale factors r updated, the warp's scores turned into weights and published.
-template <int HD>
-__device__ __forceinline__ void coop_weights(CoopShared& sh, int parity, float (&s)[4],
-                                             CoopState<HD>& st, float (&r)[2]) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float x = fmaxf(s[2 * h], s[2 * h + 1]);
-    x = fmaxf(x, __shfl_xor_sync(kFull, x, 1));
-    x = fmaxf(x, __shfl_xor_sync(kFull, x, 2));
-    if (lane % 4 == 0) sh.max[parity][warp][lane / 4 + 8 * h] = x;
+      for (int nt = 0; nt < 4; ++nt) x = fmaxf(x, fmaxf(s[nt][2 * h], s[nt][2 * h + 1]));
+      x = fmaxf(x, __shfl_xor_sync(kFull, x, 1));
+      x = fmaxf(x, __shfl_xor_sync(kFull, x, 2));
+      if (lane % 4 == 0) sh.max[w][lane / 4 + 8 * h] = x;
+    }
   }
   __syncthreads();
+  if (!attend) return;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const float* mx = &sh.max[parity][0][lane / 4 + 8 * h];
-    const float bmax = fmaxf(fmaxf(mx[0], mx[kRows]), fmaxf(mx[2 * kRows], mx[3 * kRows]));
-    const bool any = bmax != -INFINITY;
-    const float m = fmaxf(st.m[h], bmax);
-    r[h] = any ? expf(__fsub_rn(st.m[h], m)) : 1.0f;
-#pragma unroll
-    for (int e = 0; e < 2; ++e) s[2 * h + e] = any ? expf(__fsub_rn(s[2 * h + e], m)) : 0.0f;
-    st.m[h] = m;
-  }
-  *reinterpret_cast<float4*>(sh.w[parity][warp][lane]) = make_float4(s[0], s[1], s[2], s[3]);
-  __syncthreads();
-}
-
-// Every key's weight of this lane's rows (w[nt], the C fragment of key tile nt), then l (the
-// weights summed in key order, then the quad butterfly) and the warp's acc rescaled.
-template <int HD>
-__device__ __forceinline__ void coop_sums(const CoopShared& sh, int parity, const float (&r)[2],
-                                          float (&w)[4][4], CoopState<HD>& st) {
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int nt = 0; nt < 4; ++nt) {
-    const float4 v = *reinterpret_cast<const float4*>(sh.w[parity][nt][lane]);
-    w[nt][0] = v.x, w[nt][1] = v.y, w[nt][2] = v.z, w[nt][3] = v.w;
-  }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
+    const int row = lane / 4 + 8 * h;
+    float m = -INFINITY;  // a split's state starts at −∞ (CoopState)
+    for (int j = 0; j <= w; ++j) m = fmaxf(m, sh.max[j][row]);
+    const bool any = sh.max[w][row] != -INFINITY;
     float sum = 0.0f;
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) sum = __fadd_rn(sum, w[nt][2 * h + e]);
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[nt][2 * h + e];
+        x = any ? expf(__fsub_rn(x, m)) : 0.0f;
+        sum = __fadd_rn(sum, x);
+      }
     sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
     sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
-    st.l[h] = __fmaf_rn(st.l[h], r[h], sum);
-#pragma unroll
-    for (int t = 0; t < HD / 32; ++t) {
-      st.acc[t][2 * h] = __fmul_rn(st.acc[t][2 * h], r[h]);
-      st.acc[t][2 * h + 1] = __fmul_rn(st.acc[t][2 * h + 1], r[h]);
-    }
+    if (lane % 4 == 0) sh.sum[w][row] = sum;
   }
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+    *reinterpret_cast<float4*>(sh.w[w][nt][lane]) =
+        make_float4(s[nt][0], s[nt][1], s[nt][2], s[nt][3]);
 }
 
-// One key block for the block's 16 rows (this warp's share), softmax_row's and tile_values'
-// operations on each value.
+// Phase three for key block i (V staged at v_tile), by every warp: the online-softmax update
+// of l and the warp's quarter of acc (block_softmax's operations), then its P·V.
 template <typename T, int HD>
-__device__ __forceinline__ void coop_tile(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
-                                          uint32_t k_tile, uint32_t v_tile, const Rows& rows,
-                                          CoopShared& sh, int parity, CoopState<HD>& st) {
-  float s[4], r[2], w[4][4];
-  coop_scores<T, HD>(q_hi, q_lo, k_tile, threadIdx.x >> 5, s);
-  mask_tile(p, key0, threadIdx.x >> 5, rows, s);
-  coop_weights<HD>(sh, parity, s, st, r);
-  coop_sums<HD>(sh, parity, r, w, st);
-  values_dims<T, HD, HD / 32>(w, v_tile, (threadIdx.x >> 5) * (HD / 32), st.acc);
+__device__ __forceinline__ void coop_values(const CoopShared& sh, int i, uint32_t v_tile,
+                                            CoopState<HD>& st) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = lane / 4 + 8 * h;
+    const float bmax = sh.max[i][row];
+    const float m = fmaxf(st.m[h], bmax);
+    const float r = bmax != -INFINITY ? expf(__fsub_rn(st.m[h], m)) : 1.0f;
+    st.m[h] = m;
+    st.l[h] = __fmaf_rn(st.l[h], r, sh.sum[i][row]);
+#pragma unroll
+    for (int t = 0; t < HD / 32; ++t) {
+      st.acc[t][2 * h] = __fmul_rn(st.acc[t][2 * h], r);
+      st.acc[t][2 * h + 1] = __fmul_rn(st.acc[t][2 * h + 1], r);
+    }
+  }
+  float w[4][4];
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) {
+    const float4 v = *reinterpret_cast<const float4*>(sh.w[i][nt][lane]);
+    w[nt][0] = v.x, w[nt][1] = v.y, w[nt][2] = v.z, w[nt][3] = v.w;
+  }
+  values_dims<T, HD, HD / 32>(w, v_tile, warp * (HD / 32), st.acc);
 }
 
 // store_partials for the warp's quarter of acc (m and l by warp 0).
@@ -185,7 +169,6 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
   const uint32_t q_hi = mma::shared_address(smem), q_lo = q_hi + L::kQTile;
   Rows rows;
   bool loaded = false;
-  int parity = 0;
   for (; split < split_end; ++split) {
     int blocks[kBlocksPerSplit];
     int n = 0;
@@ -202,12 +185,17 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
     __syncthreads();  // tiles, q and scales in
     if (!loaded) rows = coop_rows(p, kvh, row0, sh.scale);
     loaded = true;
-    CoopState<HD> st;
-    for (int i = 0; i < n; ++i, parity ^= 1) {
-      const uint32_t k_tile = mma::shared_address(stages + i * L::kStageBytes);
-      coop_tile<T, HD>(p, blocks[i] * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, sh,
-                       parity, st);
+    // Warp w scores key block w (n, the blocks staged, is the same in every warp).
+    const int warp = threadIdx.x >> 5, mine = min(warp, max(n - 1, 0));
+    if (n > 0) {
+      const uint32_t k_tile = mma::shared_address(stages + mine * L::kStageBytes);
+      coop_weights<T, HD>(p, blocks[mine] * kKeyBlock, q_hi, q_lo, k_tile, rows, sh, warp,
+                          warp < n);
+      __syncthreads();  // every block's weights and sums are in
     }
+    CoopState<HD> st;
+    for (int i = 0; i < n; ++i)
+      coop_values<T, HD>(sh, i, mma::shared_address(stages + i * L::kStageBytes) + L::kKvTile, st);
     coop_store<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }

@@ -26,9 +26,10 @@ constexpr int kStages = 2;  // key blocks in flight: the one attended and the ne
 
 // Exchange of a wide split block's cooperating warps (attention_tc_coop.cuh), after its stages.
 struct CoopShared {
-  float max[2][kWarps][kRows];  // [key-block parity][warp][row]: the warp's row maxima
-  float w[2][kWarps][32][4];    // [parity][warp][lane]: the warp's weights (its C fragment)
-  float scale[kRows];           // each row's logit scale (load_q_tile's Rows::scale)
+  float max[kBlocksPerSplit][kRows];   // [key block][row]: the row's maximum logit
+  float sum[kBlocksPerSplit][kRows];   // [key block][row]: the row's weights summed
+  float w[kBlocksPerSplit][4][32][4];  // [key block][key tile][lane]: its C fragments
+  float scale[kRows];                  // each row's logit scale (load_q_tile's Rows::scale)
 };
 
 template <int HD>
