@@ -10,7 +10,9 @@
 # and prints a short table last. Logs go to $SUITE_LOGS (default build/gpu-suite).
 # SUITE_STEPS (default "checks sanitize micro bench profile baseline") picks the parts to run;
 # profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log);
-# fused (not in the default): the 8B bench with CAIRN_CUDA_FUSED_INPUTS=0 and =1 (docs/cuda.md).
+# fused (not in the default): the 8B bench with CAIRN_CUDA_FUSED_INPUTS=0 and =1 (docs/cuda.md);
+# trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
+# what each kernel adds to a decode step, trace.log).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=${SUITE_LOGS:-build/gpu-suite}
@@ -28,6 +30,7 @@ if [ $# -ge 1 ]; then
   export LD_LIBRARY_PATH=$(realpath "$1")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 else
   scripts/build.sh cuda cairn gpu_tests || exit 1
+  cmake --build build/cuda --target cairn_kernel_trace >/dev/null 2>&1  # when CUPTI is there
   bin=$logs/bin && mkdir -p "$bin"
   for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
 fi
@@ -75,6 +78,18 @@ if has profile; then
     --batch-sizes 16,128 --long-context 4096 --profile-ops >"$logs/profile.log" 2>&1
   result[profile]="rc $?"
 fi
+if has trace; then
+  lib=$(find "$(dirname "$bin")/lib" build/cuda -name libcairn_kernel_trace.so 2>/dev/null | head -1)
+  if [ -n "$lib" ]; then
+    CUDA_INJECTION64_PATH=$(realpath "$lib") CAIRN_KERNEL_TRACE=$logs/trace.csv timeout 300 \
+      "$bin/cairn" bench --device cuda --shape llama-3.1-8b --batch-sizes 16,128 \
+      --prefill-tokens 512 >"$logs/trace-bench.log" 2>&1
+    python3 tools/gpu/kernel_trace.py "$logs/trace.csv" --top 8 >"$logs/trace.log" 2>&1
+    result[trace]="rc $?, $(grep -c ' steps of ' "$logs/trace.log") step groups"
+  else
+    result[trace]="no kernel trace library (CUPTI missing)"
+  fi
+fi
 if has sanitize; then
   # racecheck is far slower than memcheck: it skips the large determinism cases.
   for tool in memcheck racecheck; do
@@ -98,5 +113,6 @@ for v in 0 1; do
 done
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
+grep -h ' steps of ' "$logs/trace.log" 2>/dev/null
 echo; echo "== summary ($(cat "$logs/gpu.txt")) =="
 for k in "${!result[@]}"; do printf '%-28s %s\n' "$k" "${result[$k]}"; done | sort
