@@ -185,6 +185,20 @@ bool vec_ok(const Params& base, size_t esize, std::span<const void* const> start
   return true;
 }
 
+// Speed only (the same folds): a split path's rows of many splits are folded a block a row
+// (combine_row_staged) while they are few; its combine grid then counts rows, not warps.
+void plan_staged_combine(Plan& plan, int n_heads) {
+  int64_t rows = 0;
+  for (const SeqEntry& e : plan.seqs) rows += static_cast<int64_t>(e.n_q) * n_heads;
+  plan.staged_combine = staged_combine(plan.max_splits, rows);
+  if (!plan.staged_combine) return;
+  plan.combine_blocks = 0;
+  for (SeqEntry& e : plan.seqs) {
+    e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
+    plan.combine_blocks += static_cast<int64_t>(e.n_q) * n_heads;
+  }
+}
+
 // pages: the paged call's page table (host), else empty.
 Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool quantized,
               DType dtype, std::span<const void* const> pages) {
@@ -227,17 +241,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   const bool sparse = 2 * plan.fused_rows < plan.fused_blocks * shape.fused_rows;
   plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
                     plan.ws_floats * sizeof(float) <= kMaxWorkspace;
-  // Speed only (the same folds): many splits a row are folded by a block a row.
-  int64_t rows = 0;
-  for (const SeqEntry& e : plan.seqs) rows += static_cast<int64_t>(e.n_q) * base.n_heads;
-  plan.staged_combine = plan.split_path && staged_combine(plan.max_splits, rows);
-  if (plan.staged_combine) {
-    plan.combine_blocks = 0;
-    for (SeqEntry& e : plan.seqs) {
-      e.combine_begin = static_cast<int32_t>(plan.combine_blocks);
-      plan.combine_blocks += static_cast<int64_t>(e.n_q) * base.n_heads;
-    }
-  }
+  if (plan.split_path) plan_staged_combine(plan, base.n_heads);
   return plan;
 }
 
