@@ -17,6 +17,8 @@
 
 namespace cairn::cuda::attn::tc {
 
+static_assert(kBlocksPerSplit == kWarps, "warp w scores key block w of a split");
+
 template <int HD>
 struct CoopState {  // State<HD> with the warp's quarter of acc
   float m[2] = {-INFINITY, -INFINITY};
