@@ -10,7 +10,9 @@
 # and prints a short table last. Logs go to $SUITE_LOGS (default build/gpu-suite).
 # SUITE_STEPS (default "checks sanitize micro bench profile baseline") picks the parts to run;
 # profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log);
-# fused (not in the default): the 8B bench with CAIRN_CUDA_FUSED_INPUTS=0 and =1 (docs/cuda.md);
+# ab (not in the default): the 8B bench once per value of a switch, same binary: AB_VAR (default
+# CAIRN_CUDA_FUSED_INPUTS) set to each of AB_VALUES (default "0 1"), e.g.
+# AB_VAR=CAIRN_ATTENTION_FUSED_COMBINE (docs/cuda.md); `fused` is the default ab;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
 # what each kernel adds to a decode step, trace.log).
 set -uo pipefail
@@ -65,12 +67,13 @@ if has bench; then
   timeout "${BENCH_TIMEOUT:-420}" "$bin/cairn" bench --device cuda ${BENCH_ARGS:-} >"$logs/bench.log" 2>&1
   result[bench]="rc $?"
 fi
-if has fused; then  # the fused inputs (docs/cuda.md) off and on, same binary, 8B shape
-  for v in 0 1; do
-    CAIRN_CUDA_FUSED_INPUTS=$v timeout "${FUSED_TIMEOUT:-200}" "$bin/cairn" bench --device cuda \
+ab_var=${AB_VAR:-CAIRN_CUDA_FUSED_INPUTS}
+if has ab || has fused; then  # a switch's values in turn, same binary, 8B shape
+  for v in ${AB_VALUES:-0 1}; do
+    env "$ab_var=$v" timeout "${AB_TIMEOUT:-200}" "$bin/cairn" bench --device cuda \
       --shape llama-3.1-8b --batch-sizes 16,64,128 --prefill-tokens 4096 --long-context 2048 \
-      >"$logs/fused$v.log" 2>&1
-    result["fused inputs $v"]="rc $?"
+      >"$logs/ab-$v.log" 2>&1
+    result["$ab_var=$v"]="rc $?"
   done
 fi
 if has profile; then
@@ -108,8 +111,8 @@ fi
 echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
 grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager|overlapped' "$logs/bench.log" 2>/dev/null
-for v in 0 1; do
-  [ -f "$logs/fused$v.log" ] && echo "fused inputs $v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/fused$v.log"
+for v in ${AB_VALUES:-0 1}; do
+  [ -f "$logs/ab-$v.log" ] && echo "$ab_var=$v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/ab-$v.log"
 done
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
