@@ -76,8 +76,7 @@ __device__ void combine_if_last(const Params& p, int* counter, int blocks, int k
   for (int i = static_cast<int>(threadIdx.x) / 32; i < n_rows; i += warps) {
     const int row = row0 + i;
     if (row >= p.n_q * p.group) break;
-    combine_row<S>(p,
-                   static_cast<int64_t>(row / p.group) * p.n_heads + kvh * p.group + row % p.group);
+    combine_row<S>(p, out_row_of(p, kvh, row));
   }
 }
 
@@ -220,7 +219,7 @@ __device__ void combine_row_staged(const Params& p, int64_t row, float* smem) {
 #pragma unroll
   for (int s = 0; s < S; ++s) {
     const int c = lane + 32 * s;
-    if (s % kWarps == warp && c < p.head_dim) out[c] = t.l > 0.0f ? __fdiv_rn(t.acc[s], t.l) : 0.0f;
+    if (s % kWarps == warp && c < p.head_dim) out[c] = final_value(t.acc[s], t.l);
   }
 }
 

@@ -136,6 +136,17 @@ __device__ __forceinline__ void fold(RowState<S>& t, const RowState<S>& part) {
   t.m = f.m;
 }
 
+// A row's output element: acc / l, zero when the row saw no key (l = 0).
+__device__ __forceinline__ float final_value(float acc, float l) {
+  return l > 0.0f ? __fdiv_rn(acc, l) : 0.0f;
+}
+
+// The output row (query · n_heads + head) of row `row` of KV head kvh's rows, which list each
+// query's group of heads in turn (row / group: the query; row % group: the head in the group).
+__device__ __forceinline__ int64_t out_row_of(const Params& p, int kvh, int row) {
+  return static_cast<int64_t>(row / p.group) * p.n_heads + kvh * p.group + row % p.group;
+}
+
 // Writes acc / l for this lane's dims (zeros when no key was visible).
 template <int S>
 __device__ __forceinline__ void finalize(const RowState<S>& st, int head_dim, float* out_row) {
@@ -143,7 +154,7 @@ __device__ __forceinline__ void finalize(const RowState<S>& st, int head_dim, fl
 #pragma unroll
   for (int i = 0; i < S; ++i) {
     const int c = lane + 32 * i;
-    if (c < head_dim) out_row[c] = st.l > 0.0f ? __fdiv_rn(st.acc[i], st.l) : 0.0f;
+    if (c < head_dim) out_row[c] = final_value(st.acc[i], st.l);
   }
 }
 

@@ -183,7 +183,7 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
 #pragma unroll
     for (int t = 0; t < HD / 8; ++t)
       for (int e = 0; e < 2; ++e)
-        out[8 * t + e] = l > 0.0f ? __fdiv_rn(tot.acc[(4 * t + 2 * h + e) * 32 + lane], l) : 0.0f;
+        out[8 * t + e] = final_value(tot.acc[(4 * t + 2 * h + e) * 32 + lane], l);
   }
 }
 

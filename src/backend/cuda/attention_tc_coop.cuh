@@ -35,7 +35,7 @@ __device__ __forceinline__ Rows coop_rows(const Params& p, int kvh, int row0, co
     const int i = lane / 4 + 8 * h, row = row0 + i, t = row / p.group;
     rows.valid[h] = row < n_rows;
     rows.pos[h] = rows.valid[h] ? p.q_pos[t] : 0;
-    rows.out[h] = static_cast<int64_t>(t) * p.n_heads + kvh * p.group + row % p.group;
+    rows.out[h] = out_row_of(p, kvh, row);
     rows.scale[h] = scale[i];
   }
   return rows;

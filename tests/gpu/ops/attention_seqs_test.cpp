@@ -36,6 +36,14 @@ struct SeqShape {
 const std::vector<SeqShape> kDecodeMix = {{1, 1},   {1, 2},   {1, 31},  {1, 32},   {1, 33},
                                           {7, 7},   {1, 127}, {1, 128}, {1, 129},  {64, 64},
                                           {1, 300}, {7, 260}, {1, 513}, {1, 1000}, {64, 1000}};
+// The sequences of kDecodeMix with one query (a decode grid the narrow blocks take).
+std::vector<SeqShape> decode_rows() {
+  std::vector<SeqShape> decode;
+  for (const SeqShape& s : kDecodeMix)
+    if (s.n_q == 1) decode.push_back(s);
+  return decode;
+}
+
 // Rows of 16 key splits and more (a block a row folds their partials), beside short ones.
 const std::vector<SeqShape> kLongMix = {{1, 2048}, {1, 2049}, {1, 4100}, {3, 2500},
                                         {1, 129},  {1, 1},    {1, 777}};
@@ -159,9 +167,7 @@ TEST_P(AttentionSeqsGpu, WideBlocksLeaveTheBits) {
 // give every row the bits of the 16-row blocks of the sequence alone (four-warp blocks there).
 TEST_P(AttentionSeqsGpu, NarrowBlocksLeaveTheBits) {
   CAIRN_NEED_GPU();
-  std::vector<SeqShape> decode;
-  for (const SeqShape& s : kDecodeMix)
-    if (s.n_q == 1) decode.push_back(s);
+  const std::vector<SeqShape> decode = decode_rows();
   cuda::set_attention_wide_blocks(-1);
   for (int slots : {1, 2}) {
     cuda::set_attention_narrow_blocks(slots);
@@ -191,9 +197,7 @@ TEST_P(AttentionSeqsGpu, StagedCombineLeavesTheBits) {
 // blocks (decode rows only), call after call (each group's counter is back at 0 after a launch).
 TEST_P(AttentionSeqsGpu, FusedCombineLeavesTheBits) {
   CAIRN_NEED_GPU();
-  std::vector<SeqShape> decode;
-  for (const SeqShape& s : kDecodeMix)
-    if (s.n_q == 1) decode.push_back(s);
+  const std::vector<SeqShape> decode = decode_rows();
   cuda::set_attention_fused_combine(true);
   for (int wide : {1, -1})
     for (int slots : {0, 2}) {
