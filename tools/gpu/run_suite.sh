@@ -12,7 +12,7 @@
 # profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log);
 # ab (not in the default): the 8B bench once per value of a switch, same binary: AB_VAR (default
 # CAIRN_CUDA_FUSED_INPUTS) set to each of AB_VALUES (default "0 1"), e.g.
-# AB_VAR=CAIRN_ATTENTION_FUSED_COMBINE (docs/cuda.md); `fused` is the default ab;
+# AB_VAR=CAIRN_ATTENTION_NARROW (docs/cuda.md); `fused` is the default ab;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
 # what each kernel adds to a decode step, trace.log).
 set -uo pipefail

@@ -184,15 +184,6 @@ std::atomic<int>& forced_staged_combine() {
   return mode;
 }
 
-// Whether split kernels fold their own partials (CAIRN_ATTENTION_FUSED_COMBINE=1; default off).
-std::atomic<bool>& fused_combine_switch() {
-  static std::atomic<bool> on{[] {
-    const char* v = std::getenv("CAIRN_ATTENTION_FUSED_COMBINE");
-    return v != nullptr && std::string(v) == "1";
-  }()};
-  return on;
-}
-
 // Slots of the narrow decode blocks (1 or 2), 0: none (CAIRN_ATTENTION_NARROW; default 2).
 std::atomic<int>& narrow_slots() {
   static std::atomic<int> n{[] {
@@ -203,10 +194,6 @@ std::atomic<int>& narrow_slots() {
 }
 
 }  // namespace
-
-bool tc::fused_combine() {
-  return fused_combine_switch().load();
-}
 
 int tc::narrow_block_slots() {
   return narrow_slots().load();
@@ -251,10 +238,6 @@ void set_attention_wide_blocks(int mode) {
 
 void set_attention_staged_combine(int mode) {
   attn::forced_staged_combine().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
-}
-
-void set_attention_fused_combine(bool on) {
-  attn::fused_combine_switch().store(on);
 }
 
 void set_attention_narrow_blocks(int slots) {

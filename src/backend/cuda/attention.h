@@ -32,11 +32,6 @@ void set_attention_narrow_blocks(int slots);
 // row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0
 // unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
 void set_attention_staged_combine(int mode);
-// Decode split grids on tensor cores fold their rows' partials at the end of the split kernel
-// (the last block of each row group) instead of in a combine kernel: the same folds, one
-// launch fewer a layer. Off by default until timed; CAIRN_ATTENTION_FUSED_COMBINE=1 (read once
-// per process) turns it on. Rows of many splits keep the staged combine.
-void set_attention_fused_combine(bool on);
 bool attention_tensor_cores();
 
 }  // namespace cairn::cuda

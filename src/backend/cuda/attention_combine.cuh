@@ -2,9 +2,7 @@
 // key-split partials (m, l, acc; workspace [row][split]) folded in split order, left to right
 // (fold(), attention_math.cuh), then acc / l. Two ways to run it, the same operations on every
 // value, hence the same bits:
-//   combine_row         one warp a row, reading kCombineAhead splits at a time (few splits),
-//                       in the combine kernel or, fused, at the end of the split kernel
-//                       (combine_if_last: the last block of a row group to finish);
+//   combine_row         one warp a row, reading kCombineAhead splits at a time (few splits);
 //   combine_row_staged  one block a row (many splits: long contexts). The block stages the
 //                       partials chunk by chunk through shared memory, the next chunk's loads
 //                       in flight while the current one is folded; each warp folds its own
@@ -20,8 +18,7 @@ namespace cairn::cuda::attn {
 
 // One warp: folds output row `row`'s partials in split order. They are read kCombineAhead
 // splits at a time (every max and sum, then the accs of the non-empty ones), so that a row
-// waits for memory twice a group rather than twice a split; from L2 (combine_if_last reads
-// partials other blocks of its own kernel wrote).
+// waits for memory twice a group rather than twice a split.
 constexpr int kCombineAhead = 4;
 
 template <int S>
@@ -33,8 +30,8 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
 #pragma unroll
     for (int j = 0; j < kCombineAhead; ++j) {
       const int64_t idx = row * p.n_splits + first + j;
-      part[j].l = first + j < p.n_splits ? __ldcg(p.part_ml + 2 * idx + 1) : 0.0f;
-      if (first + j < p.n_splits) part[j].m = __ldcg(p.part_ml + 2 * idx);
+      part[j].l = first + j < p.n_splits ? p.part_ml[2 * idx + 1] : 0.0f;
+      if (first + j < p.n_splits) part[j].m = p.part_ml[2 * idx];
     }
 #pragma unroll
     for (int j = 0; j < kCombineAhead; ++j) {
@@ -43,7 +40,7 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
 #pragma unroll
       for (int s = 0; s < S; ++s) {
         const int c = lane + 32 * s;
-        part[j].acc[s] = c < p.head_dim ? __ldcg(p.part_acc + idx * p.head_dim + c) : 0.0f;
+        part[j].acc[s] = c < p.head_dim ? p.part_acc[idx * p.head_dim + c] : 0.0f;
       }
     }
 #pragma unroll
@@ -51,33 +48,6 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
       if (part[j].l != 0.0f) fold(total, part[j]);
   }
   finalize(total, p.head_dim, p.out + row * p.head_dim);
-}
-
-// The fused combine (cuda::set_attention_fused_combine): called by every thread of a split
-// block of tile rows [row0, row0 + n_rows) of KV head kvh once its partials are stored. The
-// group's blocks (`blocks`: one per key-split range of those rows) count their arrivals in
-// *counter; the last to arrive folds the group's rows, a warp a row (combine_row), and sets the
-// counter back to 0 for the next launch. Each block's fence before its arrival makes its
-// partials visible to the last block, which reads them from L2.
-template <int S>
-__device__ void combine_if_last(const Params& p, int* counter, int blocks, int kvh, int row0,
-                                int n_rows) {
-  __shared__ int last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    last = atomicAdd(counter, 1) == blocks - 1;
-    if (last) *counter = 0;  // every other block of the group has arrived
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  const int warps = static_cast<int>(blockDim.x) / 32;
-  for (int i = static_cast<int>(threadIdx.x) / 32; i < n_rows; i += warps) {
-    const int row = row0 + i;
-    if (row >= p.n_q * p.group) break;
-    combine_row<S>(p, out_row_of(p, kvh, row));
-  }
 }
 
 // Rows with at least this many splits take combine_row_staged.

@@ -51,9 +51,6 @@ bool wide_staging(int64_t blocks);
 // once), for a grid of `blocks` one-split blocks whose longest row has max_splits: 1, 2 or 4,
 // by the grid's size. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a process) forces it.
 int splits_per_block(int64_t blocks, int max_splits);
-// Whether the tensor-core split kernels fold their rows' partials themselves (the last block
-// of a row group: combine_if_last) instead of a combine kernel (cuda::set_attention_fused_combine).
-bool fused_combine();
 // Slots of the narrow decode blocks (attention_tc_narrow.cuh), 0 when they are off
 // (cuda::set_attention_narrow_blocks).
 int narrow_block_slots();
@@ -86,30 +83,6 @@ struct Workspace {
     return data;
   }
 };
-
-// Arrival counters of the fused combine (combine_if_last): one int per row group of a split
-// grid, zero between launches (each group's last block sets its counter back); zeroed when
-// grown. Used under workspace().mutex.
-struct Arrivals {
-  int* data = nullptr;
-  size_t count = 0;
-
-  int* reserve(size_t need) {
-    if (need > count) {
-      if (data) CAIRN_CUDA_CHECK(cudaFreeAsync(data, stream()));
-      CAIRN_CUDA_CHECK(
-          cudaMallocAsync(reinterpret_cast<void**>(&data), need * sizeof(int), stream()));
-      CAIRN_CUDA_CHECK(cudaMemsetAsync(data, 0, need * sizeof(int), stream()));
-      count = need;
-    }
-    return data;
-  }
-};
-
-inline Arrivals& arrivals() {
-  static Arrivals* a = new Arrivals();  // lives until exit: kernels may still use it
-  return *a;
-}
 
 inline Workspace& workspace() {
   static Workspace* w = new Workspace();  // lives until exit: kernels may still use it

@@ -129,11 +129,10 @@ __global__ void __launch_bounds__(kThreads)
 // Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence: on 16-row
 // blocks of NT threads (Slots 0), or on narrow one-warp blocks staging through Slots slots
 // (decode grids: every sequence at most 8 rows a KV head).
-// arrivals (fused combine, else null): the row groups' counters, [split_blocks][n_kv_heads].
 template <typename T, int HD, int NT, int Slots = 0>
 __global__ void __launch_bounds__(NT)
     seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
-                         int per_block, int* arrivals) {
+                         int per_block) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const SeqEntry& e = find_seq<Grid::kSplit>(seqs.entries(), n_seqs, blockIdx.z, gridDim.z);
@@ -147,10 +146,6 @@ __global__ void __launch_bounds__(NT)
     tc::narrow_split_block<T, HD, Slots>(p, smem, blockIdx.y, row0, first, end);
   else
     tc::any_split_block<T, HD, NT>(p, smem, blockIdx.y, row0, first, end);
-  if (arrivals != nullptr)
-    combine_if_last<HD / 32>(p, arrivals + blockIdx.z * gridDim.y + blockIdx.y,
-                             (p.n_splits + per_block - 1) / per_block, blockIdx.y, row0,
-                             Slots > 0 ? tc::kNarrowRows : tc::kRows);
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
@@ -286,12 +281,12 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
 // The narrow blocks' grid (one block of 8 rows a sequence and KV head, per_block splits each).
 template <typename T, int HD, int Slots>
 void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, dim3 grid,
-                   int per_block, int* arrivals) {
+                   int per_block) {
   const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
   static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32, Slots>, smem), true);
   (void)ready;
   launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32, Slots>, grid, 32, smem,
-                base, table, static_cast<int>(plan.seqs.size()), per_block, arrivals);
+                base, table, static_cast<int>(plan.seqs.size()), per_block);
 }
 
 template <typename T, int HD>
@@ -311,21 +306,17 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
     const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
-    // The fused combine's counters: one a row group (grid.z × grid.y).
-    int* arrivals = plan.staged_combine || !tc::fused_combine()
-                        ? nullptr
-                        : attn::arrivals().reserve(static_cast<size_t>(grid.z) * grid.y);
     if (wide)
       launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, kThreads>, grid, kThreads,
-                    wide_smem, base, table, n, per_block, arrivals);
+                    wide_smem, base, table, n, per_block);
     else if (narrow == 1)
-      launch_narrow<T, HD, 1>(base, plan, table, grid, per_block, arrivals);
+      launch_narrow<T, HD, 1>(base, plan, table, grid, per_block);
     else if (narrow == 2)
-      launch_narrow<T, HD, 2>(base, plan, table, grid, per_block, arrivals);
+      launch_narrow<T, HD, 2>(base, plan, table, grid, per_block);
     else
       launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32>, grid, 32, smem, base,
-                    table, n, per_block, arrivals);
-    if (arrivals == nullptr) launch_combine<HD / 32>(base, plan, table);
+                    table, n, per_block);
+    launch_combine<HD / 32>(base, plan, table);
     return;
   }
   const size_t smem = tc::Layout<HD>::bytes(kWarps, true);

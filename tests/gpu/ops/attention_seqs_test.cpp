@@ -192,26 +192,6 @@ TEST_P(AttentionSeqsGpu, StagedCombineLeavesTheBits) {
   cuda::set_attention_staged_combine(0);
 }
 
-// Split kernels folding their own partials (the last block of each row group to finish) give
-// every row the bits of the combine kernel's folds: on four-warp and one-warp blocks, on narrow
-// blocks (decode rows only), call after call (each group's counter is back at 0 after a launch).
-TEST_P(AttentionSeqsGpu, FusedCombineLeavesTheBits) {
-  CAIRN_NEED_GPU();
-  const std::vector<SeqShape> decode = decode_rows();
-  cuda::set_attention_fused_combine(true);
-  for (int wide : {1, -1})
-    for (int slots : {0, 2}) {
-      cuda::set_attention_wide_blocks(wide);
-      cuda::set_attention_narrow_blocks(slots);
-      const std::string label =
-          "fused combine, wide " + std::to_string(wide) + ", narrow slots " + std::to_string(slots);
-      expect_bitwise_per_sequence(slots > 0 ? decode : kDecodeMix, GetParam(), label.c_str(), wide);
-    }
-  cuda::set_attention_fused_combine(false);
-  cuda::set_attention_narrow_blocks(2);
-  cuda::set_attention_wide_blocks(0);
-}
-
 TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
   CAIRN_NEED_GPU();
   expect_bitwise_per_sequence(kPrefillMix, GetParam(), "prefill mix");
