@@ -33,8 +33,8 @@ struct SeqEntry {
   int32_t vec_loads;
 };
 
-// Sequences held in the kernels' parameters (entry_table.cuh): a decode step of up to 8.
-constexpr int kHeldSeqs = 8;
+// Sequences held in the kernels' parameters (entry_table.cuh, 8 KiB): a decode step of up to 128.
+constexpr int kHeldSeqs = 128;
 using SeqTable = EntryTable<SeqEntry, kHeldSeqs>;
 
 enum class Grid { kSplit, kFused, kCombine };

@@ -25,8 +25,9 @@ struct CopyEntry {
   int64_t block_begin;  // its first grid block
 };
 
-// Copies held in the kernel's parameters (a decode step of up to 8 sequences: K and V each).
-constexpr int kHeldCopies = 16;
+// Copies held in the kernel's parameters (8 KiB: a decode step of up to 128 sequences, K and V
+// each).
+constexpr int kHeldCopies = 256;
 using CopyTable = EntryTable<CopyEntry, kHeldCopies>;
 
 template <DType kSrc, DType kDst>
