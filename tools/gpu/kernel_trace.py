@@ -2,7 +2,7 @@
 """Where a step's time goes, from a kernel trace (tools/gpu/kernel_trace/kernel_trace.cpp).
 
     CUDA_INJECTION64_PATH=libcairn_kernel_trace.so CAIRN_KERNEL_TRACE=t.csv cairn bench ...
-    tools/gpu/kernel_trace.py t.csv [--min-steps 8] [--top 16]
+    tools/gpu/kernel_trace.py t.csv [--min-steps 8] [--top 16] [--seams 8]
 
 The trace is cut into steps at every embedding kernel (a forward pass starts with one); steps
 with the same kernels and grids form a group (a batch size and context of the bench). For
@@ -76,11 +76,38 @@ def report(group, top):
               f" {100 * ns / span:5.1f}%  ({ns / max(calls[name], 1) / 1e3:6.2f} us a call)")
 
 
+def seams(group, top):
+    """The idle time of a step by seam: per (kernel ahead, kernel) pair, the median a step of
+    the time between the end of every earlier kernel and the kernel's start, summed over the
+    pair's places in the step (a copy or a graph launch between two kernels shows up here)."""
+    gaps = collections.defaultdict(list)
+    for s in group:
+        horizon = s[0][2]
+        for i, (_, start, end, _, _) in enumerate(s):
+            if i:
+                gaps[i].append(max(0, start - horizon))
+            horizon = max(horizon, end)
+    by_pair = collections.Counter()
+    places = collections.Counter()
+    first = group[0]
+    for i, g in gaps.items():
+        pair = (first[i - 1][0], first[i][0])
+        by_pair[pair] += statistics.median(g)
+        places[pair] += 1
+    for (ahead, name), ns in by_pair.most_common(top):
+        if ns <= 0:
+            break
+        print(f"    idle before {name:<28} after {ahead:<28} {places[(ahead, name)]:>4} seams"
+              f" {ns / 1e3:9.1f} us ({ns / places[(ahead, name)] / 1e3:6.2f} us a seam)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("trace")
     ap.add_argument("--min-steps", type=int, default=8)
     ap.add_argument("--top", type=int, default=16)
+    ap.add_argument("--seams", type=int, default=0,
+                    help="also the N seams (kernel ahead, kernel) with the most idle time")
     a = ap.parse_args()
     groups = collections.OrderedDict()
     for s in steps_of(read(a.trace)):
@@ -89,6 +116,8 @@ def main():
     for g in groups.values():
         if len(g) >= a.min_steps:
             report(g, a.top)
+            if a.seams:
+                seams(g, a.seams)
 
 
 if __name__ == "__main__":

@@ -85,9 +85,9 @@ if has trace; then
   lib=$(find "$(dirname "$bin")/lib" build/cuda -name libcairn_kernel_trace.so 2>/dev/null | head -1)
   if [ -n "$lib" ]; then
     CUDA_INJECTION64_PATH=$(realpath "$lib") CAIRN_KERNEL_TRACE=$logs/trace.csv timeout 300 \
-      "$bin/cairn" bench --device cuda --shape llama-3.1-8b --batch-sizes 16,128 \
+      "$bin/cairn" bench --device cuda --shape llama-3.1-8b --batch-sizes 1,16,128 \
       --prefill-tokens 512 >"$logs/trace-bench.log" 2>&1
-    python3 tools/gpu/kernel_trace.py "$logs/trace.csv" --top 8 >"$logs/trace.log" 2>&1
+    python3 tools/gpu/kernel_trace.py "$logs/trace.csv" --top 8 --seams 4 >"$logs/trace.log" 2>&1
     result[trace]="rc $?, $(grep -c ' steps of ' "$logs/trace.log") step groups"
   else
     result[trace]="no kernel trace library (CUPTI missing)"
