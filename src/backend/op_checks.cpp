@@ -1,5 +1,7 @@
 #include "backend/op_checks.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -10,28 +12,47 @@
 namespace cairn::ops {
 namespace {
 
+// The name of a field of item i of a list argument ("copies[3].src"), made into a string only
+// when an error message needs it: the per-item checks run for every row block and sequence of
+// every call, on the decode step's path.
+struct ItemName {
+  const char* list;
+  size_t i;
+  const char* field;
+};
+
+std::string name_of(const ItemName& n) {
+  return fmt::format("{}[{}].{}", n.list, n.i, n.field);
+}
+const char* name_of(const char* n) {
+  return n;
+}
+
 // A contiguous tensor of `dtype` (or any float dtype when float_ok) and `ndim` dims.
-void need_tensor(const char* op, const char* name, const Tensor& t, int ndim, bool float_ok) {
-  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name);
+template <typename Name>
+void need_tensor(const char* op, const Name& n, const Tensor& t, int ndim, bool float_ok) {
+  const auto name = [&n] { return name_of(n); };
+  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name());
   if (ndim > 0 && t.ndim() != ndim)
-    fail(ErrorCode::kInvalidArgument, "{}: {} must have {} dims (got {})", op, name, ndim,
+    fail(ErrorCode::kInvalidArgument, "{}: {} must have {} dims (got {})", op, name(), ndim,
          t.describe());
   bool dtype_ok = float_ok ? dtype_is_float(t.dtype()) : t.dtype() == DType::kF32;
   if (!dtype_ok)
-    fail(ErrorCode::kInvalidArgument, "{}: {} must be {} (got {})", op, name,
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be {} (got {})", op, name(),
          float_ok ? "f32, bf16 or f16" : "f32", t.describe());
   if (!t.is_contiguous())
-    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name, t.describe());
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name(), t.describe());
 }
 
 // A contiguous u8 tensor of 3 dims: quantized K/V rows [*, n_kv_heads, row_bytes].
-void need_rows_u8(const char* op, const char* name, const Tensor& t) {
-  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name);
+void need_rows_u8(const char* op, const ItemName& n, const Tensor& t) {
+  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name_of(n));
   if (t.ndim() != 3 || t.dtype() != DType::kU8)
     fail(ErrorCode::kInvalidArgument, "{}: {} must be u8 [rows, n_kv_heads, row_bytes] (got {})",
-         op, name, t.describe());
+         op, name_of(n), t.describe());
   if (!t.is_contiguous())
-    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name, t.describe());
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name_of(n),
+         t.describe());
 }
 
 void same_device(const char* op, const Tensor& a, const Tensor& b) {
@@ -78,28 +99,29 @@ void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i,
   const char* op = "attention_seqs";
   const AttentionSeq& a = seqs[i];
   if (!a.k || !a.v) fail(ErrorCode::kInvalidArgument, "{}: seqs[{}] has no k or v", op, i);
-  const std::string k_name = "seqs[" + std::to_string(i) + "].k";
-  const std::string v_name = "seqs[" + std::to_string(i) + "].v";
+  const ItemName k_name{"seqs", i, "k"}, v_name{"seqs", i, "v"};
   const bool quantized = kv_quant.bits != 0;
   if (quantized) {
-    need_rows_u8(op, k_name.c_str(), *a.k);
-    need_rows_u8(op, v_name.c_str(), *a.v);
+    need_rows_u8(op, k_name, *a.k);
+    need_rows_u8(op, v_name, *a.v);
   } else {
-    need_tensor(op, k_name.c_str(), *a.k, 3, true);
-    need_tensor(op, v_name.c_str(), *a.v, 3, true);
+    need_tensor(op, k_name, *a.k, 3, true);
+    need_tensor(op, v_name, *a.v, 3, true);
   }
   if (!(a.k->shape() == a.v->shape()) || a.k->dtype() != a.v->dtype())
-    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, k_name, a.k->describe(),
-         v_name, a.v->describe());
-  if (quantized)
-    need_dim(op, (k_name + "'s row_bytes (kv_quant rows of q's head_dim)").c_str(), a.k->dim(2),
-             kv_quant.row_bytes(q.dim(2)));
-  else
-    need_dim(op, (k_name + "'s head_dim").c_str(), a.k->dim(2), q.dim(2));
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, name_of(k_name),
+         a.k->describe(), name_of(v_name), a.v->describe());
+  const int64_t head = quantized ? kv_quant.row_bytes(q.dim(2)) : q.dim(2);
+  if (a.k->dim(2) != head)
+    need_dim(op,
+             (name_of(k_name) +
+              (quantized ? "'s row_bytes (kv_quant rows of q's head_dim)" : "'s head_dim"))
+                 .c_str(),
+             a.k->dim(2), head);
   const Tensor& k0 = *seqs[0].k;
   if (a.k->dtype() != k0.dtype() || a.k->dim(1) != k0.dim(1))
     fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from seqs[0].k {} in dtype or n_kv_heads",
-         op, k_name, a.k->describe(), k0.describe());
+         op, name_of(k_name), a.k->describe(), k0.describe());
   if (a.k->dim(1) == 0 || q.dim(1) % a.k->dim(1) != 0)
     fail(ErrorCode::kInvalidArgument, "{}: n_heads {} is not a multiple of n_kv_heads {}", op,
          q.dim(1), a.k->dim(1));
@@ -124,6 +146,7 @@ void need_rows_in_range(const char* op, const RowCopy& c, size_t i) {
 // The destination bytes of every copy: Error(kInvalidArgument) when two overlap.
 void need_disjoint_dst(const char* op, std::span<const RowCopy> copies) {
   std::vector<std::pair<uintptr_t, uintptr_t>> bytes;
+  bytes.reserve(copies.size());
   for (const RowCopy& c : copies) {
     if (c.n_rows == 0 || c.dst->numel() == 0) continue;
     const uintptr_t row_bytes = c.dst->nbytes() / static_cast<size_t>(c.dst->dim(0));
@@ -140,15 +163,14 @@ void check_copy(std::span<const RowCopy> copies, size_t i) {
   const RowCopy& c = copies[i];
   if (!c.src || !c.dst)
     fail(ErrorCode::kInvalidArgument, "{}: copies[{}] has no src or dst", op, i);
-  const std::string src_name = "copies[" + std::to_string(i) + "].src";
-  const std::string dst_name = "copies[" + std::to_string(i) + "].dst";
-  need_tensor(op, src_name.c_str(), *c.src, 0, true);
-  need_tensor(op, dst_name.c_str(), *c.dst, 0, true);
+  const ItemName src_name{"copies", i, "src"}, dst_name{"copies", i, "dst"};
+  need_tensor(op, src_name, *c.src, 0, true);
+  need_tensor(op, dst_name, *c.dst, 0, true);
   bool rows_match = c.src->ndim() >= 1 && c.src->ndim() == c.dst->ndim();
   for (int d = 1; rows_match && d < c.src->ndim(); ++d) rows_match = c.src->dim(d) == c.dst->dim(d);
   if (!rows_match)
-    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ past dim 0", op, src_name,
-         c.src->describe(), dst_name, c.dst->describe());
+    fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ past dim 0", op,
+         name_of(src_name), c.src->describe(), name_of(dst_name), c.dst->describe());
   need_rows_in_range(op, c, i);
   if (c.src->dtype() != copies[0].src->dtype() || c.dst->dtype() != copies[0].dst->dtype())
     fail(ErrorCode::kInvalidArgument, "{}: copies[{}]'s dtypes differ from copies[0]'s", op, i);
@@ -163,20 +185,20 @@ void check_quantize_copy(std::span<const RowCopy> copies, size_t i, const KvRowQ
   const RowCopy& c = copies[i];
   if (!c.src || !c.dst)
     fail(ErrorCode::kInvalidArgument, "{}: copies[{}] has no src or dst", op, i);
-  const std::string src_name = "copies[" + std::to_string(i) + "].src";
-  const std::string dst_name = "copies[" + std::to_string(i) + "].dst";
-  need_tensor(op, src_name.c_str(), *c.src, 3, false);
-  need_rows_u8(op, dst_name.c_str(), *c.dst);
+  const ItemName src_name{"copies", i, "src"}, dst_name{"copies", i, "dst"};
+  need_tensor(op, src_name, *c.src, 3, false);
+  need_rows_u8(op, dst_name, *c.dst);
   if (i == 0) check_kv_row_quant(op, q, c.src->dim(2));
   const Tensor& src0 = *copies[0].src;
   if (c.src->dim(1) != src0.dim(1) || c.src->dim(2) != src0.dim(2))
     fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from copies[0].src {} past dim 0", op,
-         src_name, c.src->describe(), src0.describe());
+         name_of(src_name), c.src->describe(), src0.describe());
   const int64_t row_bytes = q.row_bytes(c.src->dim(2));
   if (c.dst->dim(1) != c.src->dim(1) || c.dst->dim(2) != row_bytes)
     fail(ErrorCode::kInvalidArgument,
-         "{}: {} {} must be [*, {}, {}] ({}-bit rows of head_dim {} in groups of {})", op, dst_name,
-         c.dst->describe(), c.src->dim(1), row_bytes, q.bits, c.src->dim(2), q.group_size);
+         "{}: {} {} must be [*, {}, {}] ({}-bit rows of head_dim {} in groups of {})", op,
+         name_of(dst_name), c.dst->describe(), c.src->dim(1), row_bytes, q.bits, c.src->dim(2),
+         q.group_size);
   need_rows_in_range(op, c, i);
   same_device(op, *c.src, *copies[0].dst);
   same_device(op, *c.dst, *copies[0].dst);

@@ -135,6 +135,12 @@ TEST(AttentionSeqs, ArgumentsAreChecked) {
   Tensor k32 = random_tensor({4, kKvHeads, kHeadDim}, DType::kF32, 1);
   expect_invalid([&] { run({{&b.k[1], &b.v[1], 0, 1, 1}, {&k32, &k32, 1, 1, 1}}); }, "seqs[1].k");
   expect_invalid([&] { run({{&b.k[1], &b.v[0], 0, 1, 1}}); }, "differ");
+  Tensor wide = random_tensor({4, kKvHeads, 2 * kHeadDim}, DType::kBF16, 2);
+  expect_invalid(
+      [&] {
+        run({{&b.k[1], &b.v[1], 0, 1, 1}, {&wide, &wide, 1, 1, 1}});
+      },
+      "seqs[1].k's head_dim");
   std::vector<int32_t> short_positions(19);
   expect_invalid([&] { ops::attention_seqs(b.q, b.seqs, short_positions, p, out); }, "q_positions");
 }
@@ -182,7 +188,12 @@ TEST(ConvertRows, ArgumentsAreChecked) {
   run({{&src, 0, &a, 0, 2}, {&src, 2, &a, 2, 2}, {&src, 0, &b, 1, 2}});  // adjacent: fine
   expect_invalid([&] { run({{&src, 3, &a, 0, 2}}); }, "rows [3, +2)");
   expect_invalid([&] { run({{&src, 0, &a, 5, 2}}); }, "rows [0, +2)");
-  expect_invalid([&] { run({{&src, 0, &wide, 0, 1}}); }, "past dim 0");
+  expect_invalid([&] { run({{&src, 0, &wide, 0, 1}}); }, "copies[0].src");
+  expect_invalid(
+      [&] {
+        run({{&src, 0, &a, 0, 1}, {&src, 0, &wide, 0, 1}});
+      },
+      "copies[1].dst bf16[6, 2, 9] differ past dim 0");
   expect_invalid([&] { run({{&src, 0, &a, 0, 1}, {&src, 1, &f16, 0, 1}}); }, "dtypes");
 }
 
