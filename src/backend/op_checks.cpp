@@ -31,17 +31,17 @@ const char* name_of(const char* n) {
 // A contiguous tensor of `dtype` (or any float dtype when float_ok) and `ndim` dims.
 template <typename Name>
 void need_tensor(const char* op, const Name& n, const Tensor& t, int ndim, bool float_ok) {
-  const auto name = [&n] { return name_of(n); };
-  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name());
+  if (!t.defined()) fail(ErrorCode::kInvalidArgument, "{}: {} is undefined", op, name_of(n));
   if (ndim > 0 && t.ndim() != ndim)
-    fail(ErrorCode::kInvalidArgument, "{}: {} must have {} dims (got {})", op, name(), ndim,
+    fail(ErrorCode::kInvalidArgument, "{}: {} must have {} dims (got {})", op, name_of(n), ndim,
          t.describe());
   bool dtype_ok = float_ok ? dtype_is_float(t.dtype()) : t.dtype() == DType::kF32;
   if (!dtype_ok)
-    fail(ErrorCode::kInvalidArgument, "{}: {} must be {} (got {})", op, name(),
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be {} (got {})", op, name_of(n),
          float_ok ? "f32, bf16 or f16" : "f32", t.describe());
   if (!t.is_contiguous())
-    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name(), t.describe());
+    fail(ErrorCode::kInvalidArgument, "{}: {} must be contiguous ({})", op, name_of(n),
+         t.describe());
 }
 
 // A contiguous u8 tensor of 3 dims: quantized K/V rows [*, n_kv_heads, row_bytes].
@@ -112,12 +112,9 @@ void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i,
     fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, name_of(k_name),
          a.k->describe(), name_of(v_name), a.v->describe());
   const int64_t head = quantized ? kv_quant.row_bytes(q.dim(2)) : q.dim(2);
-  if (a.k->dim(2) != head)
-    need_dim(op,
-             (name_of(k_name) +
-              (quantized ? "'s row_bytes (kv_quant rows of q's head_dim)" : "'s head_dim"))
-                 .c_str(),
-             a.k->dim(2), head);
+  if (a.k->dim(2) != head)  // need_dim's message
+    fail(ErrorCode::kInvalidArgument, "{}: {}'s {} is {}, expected {}", op, name_of(k_name),
+         quantized ? "row_bytes (kv_quant rows of q's head_dim)" : "head_dim", a.k->dim(2), head);
   const Tensor& k0 = *seqs[0].k;
   if (a.k->dtype() != k0.dtype() || a.k->dim(1) != k0.dim(1))
     fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from seqs[0].k {} in dtype or n_kv_heads",
