@@ -1,9 +1,9 @@
-// quantize_rows: one thread per group of one head row, over every row block of the call (an
-// uploaded table of (src, dst, head rows, first group), found by binary search as in
-// convert_rows.cu). A thread encodes its group exactly as the CPU does (ops.h, KvRowQuant):
-// the f16 roundings toward −∞ and +∞ go through float_load.cuh's bit-exact conversion, the
-// division is IEEE, the rounding of a code is half-to-even (lrint's), so the bytes equal the
-// CPU backend's. 4-bit codes: a thread owns whole bytes (groups are ≥ 32 elements).
+// quantize_rows: one thread per group of one head row, over every row block of the call (a
+// table of (src, dst, head rows, first group) in the kernel's parameters up to 256 blocks, else
+// uploaded; found as in convert_rows.cu). A thread encodes its group exactly as the CPU does
+// (ops.h, KvRowQuant): the f16 roundings toward −∞ and +∞ go through float_load.cuh's bit-exact
+// conversion, the division is IEEE, the rounding of a code is half-to-even (lrint's), so the bytes
+// equal the CPU backend's. 4-bit codes: a thread owns whole bytes (groups are ≥ 32 elements).
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -25,6 +25,11 @@ struct QuantEntry {
   int64_t groups;       // head rows × groups per head row
   int64_t group_begin;  // its first group over the call
 };
+
+// Row blocks held in the kernel's parameters (8 KiB: a decode step of up to 128 sequences, K
+// and V each), so that the KV append of a quantized cache queues no copy (entry_table.cuh).
+constexpr int kHeldBlocks = 256;
+using QuantTable = EntryTable<QuantEntry, kHeldBlocks>;
 
 struct Layout {
   int head_dim, group_size, bits, n_groups;  // n_groups per head row
@@ -78,12 +83,12 @@ __device__ void encode_group(const float* x, uint8_t* dst, int g, const Layout& 
   }
 }
 
-__global__ void quantize_rows_kernel(const QuantEntry* entries, int n_entries, Layout l,
-                                     int64_t total) {
+__global__ void quantize_rows_kernel(const __grid_constant__ QuantTable table, int n_entries,
+                                     Layout l, int64_t total) {
   pdl_enter();
   const int64_t gid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (gid >= total) return;
-  const QuantEntry& e = entry_at<&QuantEntry::group_begin>(entries, n_entries, gid, total);
+  const QuantEntry& e = entry_at<&QuantEntry::group_begin>(table.entries(), n_entries, gid, total);
   const int64_t local = gid - e.group_begin, head_row = local / l.n_groups;
   encode_group(e.src + head_row * l.head_dim, e.dst + head_row * l.row_bytes,
                static_cast<int>(local - head_row * l.n_groups), l);
@@ -112,7 +117,7 @@ void quantize_rows(std::span<const ops::RowCopy> copies, const ops::KvRowQuant& 
     entries.push_back(e);
   }
   if (entries.empty()) return;
-  const QuantEntry* table = upload(std::span<const QuantEntry>(entries));
+  const QuantTable table = entry_table<kHeldBlocks>(std::span<const QuantEntry>(entries));
   launch_kernel("quantize_rows_kernel", quantize_rows_kernel, blocks_for(total), kBlock, 0, table,
                 static_cast<int>(entries.size()), l, total);
 }
