@@ -3,7 +3,9 @@
 // warp tiles of m16n8 steps. k advances in tiles of 64, copied global → shared kStages - 1
 // tiles ahead (cp.async), read by ldmatrix, multiplied by mma.sync m16n8k16 into f32
 // accumulators that start at zero. Every shape walks k the same way, so every shape gives
-// every element the same bits (mma_gemm.h).
+// every element the same bits (mma_gemm.h). Up to 16 rows (32 for narrow w) the thin kernels
+// (mma_thin.cu) serve; on Hopper, up to 128 the wgmma tiles (wgmma_gemm.cu), whose k16 steps
+// give the bits of mma.sync's.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -17,6 +19,7 @@
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/wgmma_gemm.h"
 
 namespace cairn::cuda {
 namespace {
@@ -67,25 +70,6 @@ __device__ inline Origin tile_of(int b, int tiles_r, int tiles_c, int bm, int bn
   const int size = min(tiles_r - first, kGroup);
   const int in = b % per_group;
   return {(first + in % size) * bm, in / size * bn};
-}
-
-// `rows` rows of k-tile kt of `src` (row pitch k) from row `row0`, into a swizzled tile at
-// shared address `dst`. Rows at or past `limit` are not copied: whatever their slots hold only
-// reaches outputs of those rows (an mma output (i, j) reads row i of x and row j of w alone),
-// which are never stored. Columns past k are not copied either: k is a multiple of 16, and
-// mma_stage skips the k16 steps past k.
-template <class C, int Rows, typename T>
-__device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k, int kt) {
-  constexpr int kChunks = Rows * C::kChunksPerRow;
-#pragma unroll
-  for (int j = 0; j < (kChunks + C::kThreads - 1) / C::kThreads; ++j) {
-    const int i = static_cast<int>(threadIdx.x) + j * C::kThreads;
-    if (kChunks % C::kThreads != 0 && i >= kChunks) break;
-    const int r = i / C::kChunksPerRow, c = i % C::kChunksPerRow;
-    const int row = row0 + r, col = kt * C::kTileK + c * 8;
-    if (row < limit && col < k)
-      copy16(dst + swizzled<C::kRowBytes>(r, c), src + static_cast<int64_t>(row) * k + col);
-  }
 }
 
 template <class C, typename T>
@@ -205,9 +189,13 @@ constexpr const char* kShapeNames[] = {"64x32", "128x32", "128x128", "32x64",
                                        "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 
-// force_mma_tile: a Shape, kThin + c for thin config c, or -1 (by n and m)
+// force_mma_tile: a Shape, kThin + c for thin config c, kWg() + c for wgmma config c, or -1
+// (by n and m)
 std::atomic<int> g_forced{-1};
 constexpr int kThin = static_cast<int>(Shape::kCount);
+int kWg() {
+  return kThin + mma_thin_configs();
+}
 
 // Whether n rows of x and m rows of w take the thin kernels: every product of up to 16 rows,
 // and of up to 32 unless w is wide.
@@ -215,7 +203,8 @@ bool thin(int64_t n, int64_t m) {
   return n <= 16 || (n <= 32 && m < kWideRows);
 }
 
-// Past the thin kernels, from MatmulBench.TileSweep on an H200 (docs/performance-gpu-history.md):
+// Past the thin kernels (and, up to 128 rows, where the wgmma tiles do not run), from
+// MatmulBench.TileSweep on an H200 (docs/performance-gpu-history.md):
 // wide products (gate|up) want squarer tiles that read x and w fewer times from L2, the rest the
 // many blocks of 64x32 up to 128 rows; past 128 rows the large tile once it fills the GPU
 // twice over.
@@ -231,6 +220,8 @@ Shape shape_for(int64_t n, int64_t m) {
 std::vector<std::string> tile_names() {
   std::vector<std::string> names(std::begin(kShapeNames), std::end(kShapeNames));
   for (int c = 0; c < mma_thin_configs(); ++c) names.emplace_back(mma_thin_name(c));
+  if (wgmma_gemm_available())
+    for (int c = 0; c < wgmma_gemm_configs(); ++c) names.emplace_back(wgmma_gemm_name(c));
   return names;
 }
 
@@ -248,17 +239,19 @@ int env_tile() {
 
 int tile_for(int64_t n, int64_t m) {
   if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0) return forced;
-  if (!thin(n, m)) return static_cast<int>(shape_for(n, m));
+  if (!thin(n, m)) {
+    if (n <= 128 && wgmma_gemm_on()) return kWg() + wgmma_gemm_pick(n, m);
+    return static_cast<int>(shape_for(n, m));
+  }
   return env_tile() >= 0 ? env_tile() : kThin + mma_thin_pick(n, m);
 }
 
 template <typename T>
 void launch_typed(const Problem& p) {
   const int tile = tile_for(p.n, p.m);
-  if (tile >= kThin) {
-    const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
-    return mma_thin(t, std::is_same_v<T, __nv_bfloat16>, tile - kThin);
-  }
+  const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
+  if (tile >= kWg()) return wgmma_gemm(t, std::is_same_v<T, __nv_bfloat16>, tile - kWg());
+  if (tile >= kThin) return mma_thin(t, std::is_same_v<T, __nv_bfloat16>, tile - kThin);
   switch (static_cast<Shape>(tile)) {
     case Shape::kSmall:
       return launch<Small, T>(p);
@@ -305,6 +298,7 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m) {
   const int tile = tile_for(n, m);
+  if (tile >= kWg()) return wgmma_gemm_name(tile - kWg());
   return tile >= kThin ? mma_thin_name(tile - kThin) : kShapeNames[tile];
 }
 

@@ -93,4 +93,24 @@ CAIRN_MMA_K16_FORMS(__nv_bfloat16, "bf16")
 CAIRN_MMA_K16_FORMS(__half, "f16")
 #undef CAIRN_MMA_K16_FORMS
 
+// For a tile config C (kThreads copying, kTileK values a row of kRowBytes, kChunksPerRow
+// 16-byte chunks): `Rows` rows of k-tile kt of `src` (row pitch k) from row `row0`, into a swizzled
+// tile at shared address `dst`. Rows at or past `limit` are not copied: whatever their slots hold
+// only reaches outputs of those rows (an output (i, j) reads row i of x and row j of w alone),
+// which are never stored. Columns past k are not copied either: k is a multiple of 16, and
+// the product skips the k16 steps past k.
+template <class C, int Rows, typename T>
+__device__ inline void copy_rows(uint32_t dst, const T* src, int row0, int limit, int k, int kt) {
+  constexpr int kChunks = Rows * C::kChunksPerRow;
+#pragma unroll
+  for (int j = 0; j < (kChunks + C::kThreads - 1) / C::kThreads; ++j) {
+    const int i = static_cast<int>(threadIdx.x) + j * C::kThreads;
+    if (kChunks % C::kThreads != 0 && i >= kChunks) break;
+    const int r = i / C::kChunksPerRow, c = i % C::kChunksPerRow;
+    const int row = row0 + r, col = kt * C::kTileK + c * 8;
+    if (row < limit && col < k)
+      copy16(dst + swizzled<C::kRowBytes>(r, c), src + static_cast<int64_t>(row) * k + col);
+  }
+}
+
 }  // namespace cairn::cuda::mma

@@ -12,6 +12,7 @@
 #include "backend/cuda/gemm_agreement.h"
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/mma_gemm.h"
+#include "backend/cuda/wgmma_gemm.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
 
@@ -184,42 +185,53 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
 }
 
 // The shapes above reach every tile shape the tensor-core GEMM takes by default (the thin
-// kernels' three configs up to 32 rows, then 64x32 or, for wide products, 64x128; 128x32,
-// 128x128), so a row is compared across all of them (the test above would say nothing about a
-// shape it never ran).
+// kernels' three configs up to 32 rows; then on Hopper the wgmma tiles up to 128 rows, elsewhere
+// 64x32 or, for wide products, 64x128; 128x32, 128x128), so a row is compared across all of them
+// (the test above would say nothing about a shape it never ran).
 TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   CAIRN_NEED_GPU();
   const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},   {64, 4096},  {300, 4096},
                                                {8192, 4096}, {1, 14336},  {1, 1024},   {1, 200},
                                                {130, 200},   {65, 1024},  {33, 16384}, {128, 16384},
-                                               {5, 16384},   {16, 16384}, {17, 4096}};
+                                               {5, 16384},   {16, 16384}, {17, 4096},  {20, 16384}};
   std::set<std::string> seen;
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
-  EXPECT_EQ(seen, (std::set<std::string>{"thin:nt1w4k256s2", "thin:nt1w4k256s4", "thin:nt2w4k256s3",
-                                         "64x32", "128x32", "128x128", "64x128"}));
+  std::set<std::string> want = {"thin:nt1w4k256s2", "thin:nt1w4k256s4", "thin:nt2w4k256s3",
+                                "128x32", "128x128"};
+  if (cuda::wgmma_gemm_on())
+    want.insert({"wg64x64s6", "wg64x64s12", "wg128x128s6"});
+  else
+    want.insert({"64x32", "64x128"});
+  EXPECT_EQ(seen, want);
 }
 
 // Every tile shape of the tensor-core GEMM gives every element the same bits (each walks k
-// in one order), so the tile may follow n: forced one by one on awkward shapes against the
-// tile picked by n and m.
+// in one order), so the tile may follow n: forced one by one on awkward shapes, with and
+// without a bias, against the tile picked by n and m.
 TEST(CudaMatmul, EveryTileGivesTheSameBits) {
   CAIRN_NEED_GPU();
   InvariantScope scope(true);
   std::mt19937 rng(21);
-  for (auto [n, m, k] :
-       {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 4096}, {37, 200, 1040}, {130, 1000, 4096}}) {
+  for (auto [n, m, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 4096},
+                         {37, 200, 1040},
+                         {130, 1000, 4096},
+                         {96, 17000, 2064}}) {
     const Tensor x = to_device(random_host({n, k}, DType::kF32, rng));
     const Tensor w = to_device(random_host({m, k}, DType::kBF16, rng));
-    Tensor yd = poisoned_device({n, m}, DType::kF32);
-    ops::matmul(x, w, nullptr, yd);
-    const Tensor picked = to_host(yd);
-    for (const std::string& tile : cuda::mma_gemm_tile_names()) {
-      cuda::force_mma_tile(tile);
-      Tensor forced = poisoned_device({n, m}, DType::kF32);
-      ops::matmul(x, w, nullptr, forced);
-      cuda::force_mma_tile("");
-      EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes()))
-          << "tile " << tile << " at n " << n << ", w [" << m << ", " << k << "]";
+    const Tensor b = to_device(random_host({m}, DType::kF32, rng));
+    for (const Tensor* bias : {static_cast<const Tensor*>(nullptr), &b}) {
+      Tensor yd = poisoned_device({n, m}, DType::kF32);
+      ops::matmul(x, w, bias, yd);
+      const Tensor picked = to_host(yd);
+      for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+        cuda::force_mma_tile(tile);
+        Tensor forced = poisoned_device({n, m}, DType::kF32);
+        ops::matmul(x, w, bias, forced);
+        cuda::force_mma_tile("");
+        EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes()))
+            << "tile " << tile << " at n " << n << ", w [" << m << ", " << k << "]"
+            << (bias ? ", bias" : "");
+      }
     }
   }
 }

@@ -1,0 +1,35 @@
+// The Hopper tiles of the fixed-order tensor-core GEMM (mma_gemm.h) for batched decode (17-128
+// rows of x): y[n, m] = x[n, k] · w[m, k]ᵀ (+ bias) through wgmma (warpgroup products, sm_90a),
+// every element reduced in mma_gemm's one order (acc = 0, then one k16 tensor-core step per 16
+// values of k, in increasing k), so they give the bits of every other tile.
+//
+// A block takes 64 or 128 rows of w (one warpgroup each 64) and 32, 64 or 128 rows of x, so a
+// batch's x is read from L2 once per 64-128 rows of w instead of once per 32 (the 64x32 tile),
+// and the tensor cores run at the warpgroup rate, about twice mma.sync's.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/cuda/mma_thin.h"
+
+namespace cairn::cuda {
+
+// Whether this device runs the wgmma tiles (compute capability 9.0: the build's sm_90a code).
+bool wgmma_gemm_available();
+
+// Whether batched decode takes these tiles: where available, unless CAIRN_WGMMA=0 (read once;
+// for comparisons: every tile gives the same bits).
+bool wgmma_gemm_on();
+
+// How many configs there are, and config c's name ("wg" rows of x "x" rows of w "s" stages).
+int wgmma_gemm_configs();
+const char* wgmma_gemm_name(int config);
+
+// The config for n rows of x and m rows of w.
+int wgmma_gemm_pick(int64_t n, int64_t m);
+
+// Launches config `config` on stream(); bf16 weights when `bf16`, else f16. Any n and m; k a
+// multiple of 16 (mma_gemm_supports). Only where wgmma_gemm_available().
+void wgmma_gemm(const ThinProblem& p, bool bf16, int config);
+
+}  // namespace cairn::cuda
