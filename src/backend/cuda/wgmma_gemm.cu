@@ -1,20 +1,25 @@
 // wgmma_gemm (wgmma_gemm.h): a block of G warpgroups computes y[r0 : r0 + N, c0 : c0 + 64G]
 // transposed — warpgroup g's wgmma A operand is 64 rows of w, its B operand the block's N rows
 // of x, D[w row][x row] — over k-tiles of 64 in S shared-memory stages, in mma_tile.cuh's
-// swizzled layout, which is wgmma's 128-byte swizzle. Every thread copies (cp.async) S − 2
-// tiles ahead; per k-tile the warpgroup issues its k16 steps in increasing k as one group and
+// swizzled layout, which is wgmma's 128-byte swizzle. Tiles are loaded S − 2 ahead, by every
+// thread (cp.async) or by the tensor memory accelerator (one thread issues a stage's two boxes,
+// which complete on the stage's barrier; tma.cuh). Per k-tile the warpgroup issues its k16
+// steps in increasing k as one group and
 // leaves it running while the next tile's barrier and copies are issued (one group in flight,
 // so the stage a refill takes is that of two tiles back). An output (i, j) of a tensor-core
-// step reads row i of A and column j of B alone, so rows of w past m and of x past n (never
-// copied: stale shared memory) reach only outputs that are never stored.
+// step reads row i of A and column j of B alone, so rows of w past m and of x past n (stale
+// shared memory, or the accelerator's zeros) reach only outputs that are never stored.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_tile.cuh"
+#include "backend/cuda/tensor_map.h"
+#include "backend/cuda/tma.cuh"
 #include "backend/cuda/wgmma.cuh"
 #include "backend/cuda/wgmma_gemm.h"
 
@@ -28,15 +33,45 @@ struct Wg {
   static constexpr int kThreads = 128 * G;
   static constexpr int kTileK = 64, kRowBytes = 128, kChunksPerRow = 8;
   static constexpr int kABytes = kBM * kRowBytes, kStageBytes = (kBM + N) * kRowBytes;
-  static constexpr int kSmem = kStageBytes * S + 1024;  // + slack to align the stages to 1 KiB
+  // + slack to align the stages to 1 KiB, then a barrier a stage
+  static constexpr int kSmem = kStageBytes * S + 1024 + 8 * S;
   static_assert(kStageBytes % 1024 == 0 && N % 32 == 0 && S >= 3);
 };
 
-template <class C, typename T>
-__device__ __forceinline__ void load_stage(uint32_t stage, const ThinProblem& p, int x0, int w0,
-                                           int kt) {
-  mma::copy_rows<C, C::kBM>(stage, static_cast<const T*>(p.w), w0, p.m, p.k, kt);
-  mma::copy_rows<C, C::kN>(stage + C::kABytes, static_cast<const T*>(p.x), x0, p.n, p.k, kt);
+// The accelerator's maps of w (boxes of kBM rows) and x (kN rows); unused by cp.async tiles.
+struct Maps {
+  CUtensorMap w, x;
+};
+
+// Tile kt's copies into stage `stage`: by every thread (cp.async, one commit group a tile), or
+// by thread 0 (two boxes completing on barrier `bar`).
+template <class C, typename T, bool Tma>
+__device__ __forceinline__ void load_tile(uint32_t stage, uint32_t bar, const ThinProblem& p,
+                                          const Maps& maps, int x0, int w0, int kt) {
+  if constexpr (Tma) {
+    if (threadIdx.x != 0) return;
+    tma::arrive_expect(bar, C::kStageBytes);
+    tma::load_2d(stage, &maps.w, kt * C::kTileK, w0, bar);
+    tma::load_2d(stage + C::kABytes, &maps.x, kt * C::kTileK, x0, bar);
+  } else {
+    (void)bar;
+    (void)maps;
+    mma::copy_rows<C, C::kBM>(stage, static_cast<const T*>(p.w), w0, p.m, p.k, kt);
+    mma::copy_rows<C, C::kN>(stage + C::kABytes, static_cast<const T*>(p.x), x0, p.n, p.k, kt);
+    mma::commit();
+  }
+}
+
+// Until tile kt is in its stage (barrier `bar`; S − 2 tiles loaded ahead) and visible to wgmma.
+template <bool Tma, int S>
+__device__ __forceinline__ void wait_tile(uint32_t bar, int kt) {
+  if constexpr (Tma) {
+    tma::wait(bar, static_cast<uint32_t>(kt / S) & 1);
+  } else {
+    (void)bar;
+    mma::wait_pending<S - 3>();
+    wg::fence_proxy_async();
+  }
 }
 
 // Thread t's register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of its
@@ -57,40 +92,54 @@ __device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
     }
 }
 
-template <class C, typename T, int S>
-__global__ void __launch_bounds__(C::kThreads) wgmma_gemm_kernel(ThinProblem p) {
+// The warpgroup's k16 steps of the tile in `stage` (the first `steps`), as one group.
+template <class C, typename T>
+__device__ __forceinline__ void issue_tile(uint32_t stage, uint32_t a_off, int steps,
+                                           float (&acc)[C::kN / 2]) {
+  const uint64_t a = wg::tile_descriptor(stage + a_off);
+  const uint64_t b = wg::tile_descriptor(stage + C::kABytes);
+  wg::pin(acc);
+  wg::fence();
+  if (steps == C::kTileK / 16) {
+#pragma unroll
+    for (int s = 0; s < C::kTileK / 16; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
+  } else {  // the last k-tile of a k that is not a multiple of 64
+    for (int s = 0; s < steps; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
+  }
+  wg::commit();
+}
+
+template <class C, typename T, int S, bool Tma>
+__global__ void __launch_bounds__(C::kThreads)
+    wgmma_gemm_kernel(ThinProblem p, const __grid_constant__ Maps maps) {
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = (mma::shared_address(smem) + 1023) & ~1023u;
+  const uint32_t bars = base + S * C::kStageBytes;  // stage s's barrier: bars + 8s
   const int x0 = static_cast<int>(blockIdx.x) * C::kN, w0 = static_cast<int>(blockIdx.y) * C::kBM;
   const uint32_t a_off = static_cast<uint32_t>(threadIdx.x) / 128 * 64 * C::kRowBytes;
   const int tiles_k = (p.k + C::kTileK - 1) / C::kTileK;
-  for (int s = 0; s < S - 2; ++s) {
-    if (s < tiles_k) load_stage<C, T>(base + s * C::kStageBytes, p, x0, w0, s);
-    mma::commit();
+  if (Tma && threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) tma::barrier_init(bars + 8 * s, 1);
+    tma::fence_barrier_init();
   }
+  if (Tma) __syncthreads();
+  auto load = [&](int kt) {
+    if (kt < tiles_k)
+      load_tile<C, T, Tma>(base + kt % S * C::kStageBytes, bars + 8 * (kt % S), p, maps, x0, w0,
+                           kt);
+    else if (!Tma)
+      mma::commit();  // an empty group keeps wait_pending's count
+  };
+  for (int s = 0; s < S - 2; ++s) load(s);
   float acc[C::kN / 2] = {};
   for (int kt = 0; kt < tiles_k; ++kt) {
-    mma::wait_pending<S - 3>();
-    wg::fence_proxy_async();
+    wait_tile<Tma, S>(bars + 8 * (kt % S), kt);
     // Tile kt is in; every warpgroup's group of tile kt - 2 is done (the wait below), so its
     // stage is refilled; tile kt - 1's group may still run.
     __syncthreads();
-    const int next = kt + S - 2;
-    if (next < tiles_k) load_stage<C, T>(base + next % S * C::kStageBytes, p, x0, w0, next);
-    mma::commit();
-    const uint32_t stage = base + kt % S * C::kStageBytes;
-    const uint64_t a = wg::tile_descriptor(stage + a_off);
-    const uint64_t b = wg::tile_descriptor(stage + C::kABytes);
-    const int steps = min(C::kTileK / 16, (p.k - kt * C::kTileK) / 16);
-    wg::pin(acc);
-    wg::fence();
-    if (steps == C::kTileK / 16) {
-#pragma unroll
-      for (int s = 0; s < C::kTileK / 16; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
-    } else {  // the last k-tile of a k that is not a multiple of 64
-      for (int s = 0; s < steps; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
-    }
-    wg::commit();
+    load(kt + S - 2);
+    issue_tile<C, T>(base + kt % S * C::kStageBytes, a_off,
+                     min(C::kTileK / 16, (p.k - kt * C::kTileK) / 16), acc);
     wg::wait<1>();
     wg::pin(acc);
   }
@@ -99,16 +148,22 @@ __global__ void __launch_bounds__(C::kThreads) wgmma_gemm_kernel(ThinProblem p) 
   store_tile<C>(p, x0, w0, acc);
 }
 
-template <int G, int N, int S, typename T>
+template <int G, int N, int S, bool Tma, typename T>
 void launch(const ThinProblem& p) {
   using C = Wg<G, N, S>;
-  auto* kernel = wgmma_gemm_kernel<C, T, S>;
+  auto* kernel = wgmma_gemm_kernel<C, T, S, Tma>;
   static const bool allowed = (allow_smem(kernel, C::kSmem), true);
   (void)allowed;
+  Maps maps{};
+  if (Tma) {
+    constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+    maps.w = tile_map_128b(p.w, p.m, p.k, C::kBM, kBf16);
+    maps.x = tile_map_128b(p.x, p.n, p.k, N, kBf16);
+  }
   // x tiles inner: the blocks of one w tile run together and read it from DRAM once.
   const dim3 grid((p.n + N - 1) / N, (p.m + C::kBM - 1) / C::kBM);
   // Not overlapped with the kernel ahead, as mma_gemm's tiles (mma_gemm.cu).
-  kernel<<<grid, C::kThreads, C::kSmem, stream()>>>(p);
+  kernel<<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps);
   check_launch("wgmma_gemm_kernel");
 }
 
@@ -118,16 +173,19 @@ struct Config {
   void (*f16)(const ThinProblem&);
 };
 
-#define CAIRN_WG(G, N, S, BM)                                                       \
-  Config {                                                                          \
-    "wg" #N "x" #BM "s" #S, launch<G, N, S, __nv_bfloat16>, launch<G, N, S, __half> \
+#define CAIRN_WG(G, N, S, BM)                                                                   \
+  Config{"wg" #N "x" #BM "s" #S, launch<G, N, S, false, __nv_bfloat16>,                         \
+         launch<G, N, S, false, __half>},                                                       \
+      Config {                                                                                  \
+    "wt" #N "x" #BM "s" #S, launch<G, N, S, true, __nv_bfloat16>, launch<G, N, S, true, __half> \
   }
-// From MatmulBench.TileSweep on an H100 (docs/performance.md): the tiles that won a Llama-8B
-// product at 32-128 rows, and two for sweeps. 12 stages (192 KiB) keep twice the loads in
-// flight of 6 (96 KiB), but only one block fits an SM.
-const Config kConfigs[] = {CAIRN_WG(1, 64, 6, 64),   CAIRN_WG(1, 64, 12, 64),
-                           CAIRN_WG(2, 128, 6, 128), CAIRN_WG(1, 32, 16, 64),
-                           CAIRN_WG(1, 128, 8, 64),  CAIRN_WG(2, 64, 4, 128)};
+// From MatmulBench.TileSweep on an H200 (docs/performance.md): the tiles that won a Llama-8B
+// product at 32-128 rows, and one for sweeps; each loaded by the accelerator ("wt", the
+// default) and by cp.async ("wg"). 12-16 stages (~192 KiB) keep twice the loads in flight of 6,
+// but only one block fits an SM.
+const Config kConfigs[] = {CAIRN_WG(1, 32, 16, 64),  CAIRN_WG(1, 64, 12, 64),
+                           CAIRN_WG(1, 64, 6, 64),   CAIRN_WG(2, 64, 4, 128),
+                           CAIRN_WG(2, 128, 6, 128), CAIRN_WG(1, 128, 8, 64)};
 #undef CAIRN_WG
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
@@ -144,12 +202,22 @@ bool wgmma_gemm_available() {
   return available;
 }
 
+namespace {
+// CAIRN_WGMMA: 0 (off), cp (the cp.async-loaded tiles), else the accelerator-loaded ones.
+std::string env_mode() {
+  const char* v = std::getenv("CAIRN_WGMMA");
+  return v ? v : "";
+}
+}  // namespace
+
 bool wgmma_gemm_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("CAIRN_WGMMA");
-    return wgmma_gemm_available() && !(v && std::string(v) == "0");
-  }();
+  static const bool on = wgmma_gemm_available() && env_mode() != "0";
   return on;
+}
+
+const char* wgmma_gemm_family() {
+  static const char* family = env_mode() == "cp" ? "wg" : "wt";
+  return family;
 }
 
 int wgmma_gemm_configs() {
@@ -160,13 +228,18 @@ const char* wgmma_gemm_name(int config) {
   return kConfigs[config].name;
 }
 
-// Wide products (gate|up, the LM head): 64 rows of w a block up to 64 rows of x, then 128 by
-// 128. The rest: 64 by 64, with 12 stages while the blocks fit the GPU in one wave, else 6 (two
-// blocks an SM): q|k|v at 128 rows took 47 µs at 12 stages, 34.5 at 6.
+// Wide products (gate|up, the LM head): 64 rows of x by 128 of w a block, past 64 rows of x
+// 128 by 128. The rest: the narrowest x tile whose blocks fit the GPU in one wave (at 12-16
+// stages), else 64 by 64 at 6 stages, two blocks an SM (q|k|v at 128 rows: 30.9 µs against
+// 49.3 at 12 stages on an H200). The thinnest product step chain per SM wins: a block's k16
+// steps run one after another, ~100 ns each.
 int wgmma_gemm_pick(int64_t n, int64_t m) {
-  if (m >= kWideRows) return n <= 64 ? 0 : 2;
-  const int64_t blocks = ((n + 63) / 64) * ((m + 63) / 64);
-  return blocks <= sm_count() ? 1 : 0;
+  static const int first = std::string(wgmma_gemm_family()) == "wt" ? 1 : 0;
+  const auto fits = [&](int64_t rows) {
+    return (n + rows - 1) / rows * ((m + 63) / 64) <= sm_count();
+  };
+  if (m >= kWideRows) return 2 * (n <= 64 ? 3 : 4) + first;
+  return 2 * (fits(32) ? 0 : fits(64) ? 1 : 2) + first;
 }
 
 void wgmma_gemm(const ThinProblem& p, bool bf16, int config) {

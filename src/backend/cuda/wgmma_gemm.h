@@ -20,6 +20,9 @@ bool wgmma_gemm_available();
 // Whether batched decode takes these tiles: where available, unless CAIRN_WGMMA=0 (read once;
 // for comparisons: every tile gives the same bits).
 bool wgmma_gemm_on();
+// The family wgmma_gemm_pick takes: "wt" (loaded by the tensor memory accelerator), or "wg"
+// (by cp.async) when CAIRN_WGMMA=cp.
+const char* wgmma_gemm_family();
 
 // How many configs there are, and config c's name ("wg" rows of x "x" rows of w "s" stages).
 int wgmma_gemm_configs();

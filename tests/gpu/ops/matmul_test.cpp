@@ -190,16 +190,17 @@ TEST(CudaMatmul, RowIndependentOfBatchWhenInvariant) {
 // (the test above would say nothing about a shape it never ran).
 TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   CAIRN_NEED_GPU();
-  const std::pair<int64_t, int64_t> cases[] = {{1, 4096},    {7, 4096},   {64, 4096},  {300, 4096},
-                                               {8192, 4096}, {1, 14336},  {1, 1024},   {1, 200},
-                                               {130, 200},   {65, 1024},  {33, 16384}, {128, 16384},
-                                               {5, 16384},   {16, 16384}, {17, 4096},  {20, 16384}};
+  const std::pair<int64_t, int64_t> cases[] = {
+      {1, 4096},  {7, 4096},   {64, 4096}, {300, 4096}, {8192, 4096}, {1, 14336},
+      {1, 1024},  {1, 200},    {130, 200}, {65, 1024},  {33, 16384},  {128, 16384},
+      {5, 16384}, {16, 16384}, {17, 4096}, {20, 16384}, {128, 6144},  {128, 4096}};
   std::set<std::string> seen;
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
   std::set<std::string> want = {"thin:nt1w4k256s2", "thin:nt1w4k256s4", "thin:nt2w4k256s3",
                                 "128x32", "128x128"};
   if (cuda::wgmma_gemm_on())
-    want.insert({"wg64x64s6", "wg64x64s12", "wg128x128s6"});
+    for (const char* tile : {"32x64s16", "64x64s12", "64x64s6", "64x128s4", "128x128s6"})
+      want.insert(std::string(cuda::wgmma_gemm_family()) + tile);
   else
     want.insert({"64x32", "64x128"});
   EXPECT_EQ(seen, want);
