@@ -207,6 +207,10 @@ const Config kConfigs[] = {
     CAIRN_THIN(1, 4, 256, 2),  // 17-32 rows; wide w past 8 rows
     CAIRN_THIN(1, 4, 256, 4),  // up to 16 rows
     CAIRN_THIN(2, 4, 256, 3),  // wide w, up to 8 rows
+    // Not picked yet, for ThinSweep: at one row, o and down run ~45% above the copy
+    // bandwidth's floor at 4 stages (3 tiles in flight; down 47.6 µs against 58.4 at 2 stages
+    // on an H100); more tiles in flight may close more of it (docs/performance.md).
+    CAIRN_THIN(1, 4, 256, 8),
 };
 #undef CAIRN_THIN
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
