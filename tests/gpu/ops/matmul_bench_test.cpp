@@ -1,9 +1,10 @@
 // Matmul throughput on Llama-8B projection shapes (bf16 weights), in both settings of the
 // batch-invariant switch and on the cuBLASLt fixed algorithm the invariant mode used before the
 // tensor-core GEMM (mma_gemm.cu): GB/s for decode (n = 1 … 128) against the measured copy
-// bandwidth, GFLOP/s for prefill (n = 8192) against the measured cuBLAS bf16 GEMM rate; and
-// whether the tensor-core GEMM's bits equal the cuBLASLt fixed algorithm's. Disabled by
-// default (it asserts nothing and takes a while):
+// bandwidth and the k16 chain's floor (step_latency.h), GFLOP/s for prefill (n = 8192) against the
+// measured cuBLAS bf16 GEMM rate; and whether the tensor-core GEMM's bits equal the cuBLASLt fixed
+// algorithm's. Disabled by default (it takes a while; only K16StepLatency asserts, that its chains
+// ran):
 //   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*MatmulBench*'
 #include <cuda_runtime.h>
 
@@ -19,6 +20,8 @@
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/round_input.h"
+#include "backend/cuda/step_latency.h"
+#include "backend/cuda/wgmma_gemm.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -38,6 +41,25 @@ struct Shape2 {
   int64_t m, k;
   const char* name;
 };
+
+// The least time of a product of width k whose outputs each walk k / 16 dependent steps.
+double chain_us(int64_t k, double step_ns) {
+  return static_cast<double>(k / 16) * step_ns / 1e3;
+}
+
+// The k16 chain's step (step_latency.h): the invariant GEMM's third limit, beside the copy
+// bandwidth and the GEMM rate. Checks only that each chain ran and took time.
+TEST(DISABLED_MatmulBench, K16StepLatency) {
+  CAIRN_NEED_GPU();
+  const cuda::K16StepLatency step = cuda::measure_k16_step_latency();
+  std::printf("k16 step: mma.sync m16n8k16 %.1f ns, wgmma m64n64k16 %.1f ns\n", step.mma_sync_ns,
+              step.wgmma_ns);
+  EXPECT_GT(step.mma_sync_ns, 0.0);
+  EXPECT_LT(step.mma_sync_ns, 1e4);
+  if (cuda::wgmma_gemm_available()) {
+    EXPECT_GT(step.wgmma_ns, 0.0);
+  }
+}
 
 // cuBLASLt with the invariant mode's former fixed algorithm; false when it has none.
 bool lt_fixed(const Tensor& x, const Tensor& w, Tensor& y) {
@@ -166,13 +188,15 @@ TEST(DISABLED_MatmulBench, TileSweep) {
   CAIRN_NEED_GPU();
   const bool saved = cuda::batch_invariant();
   cuda::set_batch_invariant(true);
+  const cuda::K16StepLatency step = cuda::measure_k16_step_latency();
   for (const Shape2& s : {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"},
                           Shape2{28672, 4096, "gate_up"}, Shape2{4096, 14336, "down"}}) {
     const std::vector<Tensor> ws = weight_copies(s);
     for (int64_t n : {16, 32, 64, 128}) {
       Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
-      std::printf("sweep %-8s n=%-4lld (default %-7s):", s.name, static_cast<long long>(n),
+      std::printf("sweep %-8s n=%-4lld k16 chain %.1f us (default %-7s):", s.name,
+                  static_cast<long long>(n), chain_us(s.k, step.wgmma_ns),
                   cuda::mma_gemm_tile_name(n, s.m));
       for (const std::string& tile : cuda::mma_gemm_tile_names()) {
         cuda::force_mma_tile(tile);
@@ -194,6 +218,7 @@ TEST(DISABLED_MatmulBench, ThinSweep) {
   const bool saved = cuda::batch_invariant();
   cuda::set_batch_invariant(true);
   const double copy_gbs = cuda::measure_copy_bandwidth_gbs();
+  const cuda::K16StepLatency step = cuda::measure_k16_step_latency();
   for (const Shape2& s :
        {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"}, Shape2{28672, 4096, "gate_up"},
         Shape2{4096, 14336, "down"}, Shape2{128256, 4096, "lm_head"}}) {
@@ -202,8 +227,9 @@ TEST(DISABLED_MatmulBench, ThinSweep) {
     for (int64_t n : {1, 2, 4, 8, 16}) {
       Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
-      std::printf("thin %-8s n=%-3lld floor %6.1f us (default %s):", s.name,
-                  static_cast<long long>(n), floor_us, cuda::mma_gemm_tile_name(n, s.m));
+      std::printf("thin %-8s n=%-3lld floor %6.1f us, k16 chain %.1f us (default %s):", s.name,
+                  static_cast<long long>(n), floor_us, chain_us(s.k, step.mma_sync_ns),
+                  cuda::mma_gemm_tile_name(n, s.m));
       for (const std::string& tile : cuda::mma_gemm_tile_names()) {
         if (tile.rfind("thin", 0) != 0) continue;
         cuda::force_mma_tile(tile);
