@@ -4,11 +4,11 @@
 // swizzled layout, which is wgmma's 128-byte swizzle. Tiles are loaded S − 2 ahead, by every
 // thread (cp.async) or by the tensor memory accelerator (one thread issues a stage's two boxes,
 // which complete on the stage's barrier; tma.cuh). Per k-tile the warpgroup issues its k16
-// steps in increasing k as one group and
-// leaves it running while the next tile's barrier and copies are issued (one group in flight,
-// so the stage a refill takes is that of two tiles back). An output (i, j) of a tensor-core
-// step reads row i of A and column j of B alone, so rows of w past m and of x past n (stale
-// shared memory, or the accelerator's zeros) reach only outputs that are never stored.
+// steps in increasing k as one group and leaves it running while the next tile's barrier and
+// copies are issued (one group in flight, so the stage a refill takes is that of two tiles
+// back). An output (i, j) of a tensor-core step reads row i of A and column j of B alone, so
+// rows of w past m and of x past n (stale shared memory, or the accelerator's zeros) reach only
+// outputs that are never stored.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -5,7 +5,8 @@
 //
 // A block takes 64 or 128 rows of w (one warpgroup each 64) and 32, 64 or 128 rows of x, so a
 // batch's x is read from L2 once per 64-128 rows of w instead of once per 32 (the 64x32 tile),
-// and the tensor cores run at the warpgroup rate, about twice mma.sync's.
+// and the tensor memory accelerator loads the tiles without the threads. The products of
+// narrow w stay bound by their outputs' k16 chains (docs/cuda.md).
 #pragma once
 
 #include <cstdint>
