@@ -189,11 +189,11 @@ constexpr const char* kShapeNames[] = {"64x32", "128x32", "128x128", "32x64",
                                        "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 
-// force_mma_tile: a Shape, kThin + c for thin config c, kWg() + c for wgmma config c, or -1
+// force_mma_tile: a Shape, kThin + c for thin config c, first_wg() + c for wgmma config c, or -1
 // (by n and m)
 std::atomic<int> g_forced{-1};
 constexpr int kThin = static_cast<int>(Shape::kCount);
-int kWg() {
+int first_wg() {
   return kThin + mma_thin_configs();
 }
 
@@ -240,7 +240,7 @@ int env_tile() {
 int tile_for(int64_t n, int64_t m) {
   if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (!thin(n, m)) {
-    if (n <= 128 && wgmma_gemm_on()) return kWg() + wgmma_gemm_pick(n, m);
+    if (n <= 128 && wgmma_gemm_on()) return first_wg() + wgmma_gemm_pick(n, m);
     return static_cast<int>(shape_for(n, m));
   }
   return env_tile() >= 0 ? env_tile() : kThin + mma_thin_pick(n, m);
@@ -250,7 +250,7 @@ template <typename T>
 void launch_typed(const Problem& p) {
   const int tile = tile_for(p.n, p.m);
   const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
-  if (tile >= kWg()) return wgmma_gemm(t, std::is_same_v<T, __nv_bfloat16>, tile - kWg());
+  if (tile >= first_wg()) return wgmma_gemm(t, std::is_same_v<T, __nv_bfloat16>, tile - first_wg());
   if (tile >= kThin) return mma_thin(t, std::is_same_v<T, __nv_bfloat16>, tile - kThin);
   switch (static_cast<Shape>(tile)) {
     case Shape::kSmall:
@@ -298,7 +298,7 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m) {
   const int tile = tile_for(n, m);
-  if (tile >= kWg()) return wgmma_gemm_name(tile - kWg());
+  if (tile >= first_wg()) return wgmma_gemm_name(tile - first_wg());
   return tile >= kThin ? mma_thin_name(tile - kThin) : kShapeNames[tile];
 }
 
