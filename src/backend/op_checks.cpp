@@ -19,9 +19,11 @@ struct ItemName {
   const char* list;
   size_t i;
   const char* field;
+  const char* part = nullptr;  // a property of the field ("copies[3].src's head_dim"), or none
 };
 
 std::string name_of(const ItemName& n) {
+  if (n.part) return fmt::format("{}[{}].{}'s {}", n.list, n.i, n.field, n.part);
   return fmt::format("{}[{}].{}", n.list, n.i, n.field);
 }
 const char* name_of(const char* n) {
@@ -61,9 +63,10 @@ void same_device(const char* op, const Tensor& a, const Tensor& b) {
          b.describe());
 }
 
-void need_dim(const char* op, const char* what, int64_t got, int64_t want) {
+template <typename Name>
+void need_dim(const char* op, const Name& what, int64_t got, int64_t want) {
   if (got != want)
-    fail(ErrorCode::kInvalidArgument, "{}: {} is {}, expected {}", op, what, got, want);
+    fail(ErrorCode::kInvalidArgument, "{}: {} is {}, expected {}", op, name_of(what), got, want);
 }
 
 // [begin, end) ranges, of rows or bytes: Error(kInvalidArgument) when two overlap.
@@ -111,10 +114,11 @@ void check_seq(const Tensor& q, std::span<const AttentionSeq> seqs, size_t i,
   if (!(a.k->shape() == a.v->shape()) || a.k->dtype() != a.v->dtype())
     fail(ErrorCode::kInvalidArgument, "{}: {} {} and {} {} differ", op, name_of(k_name),
          a.k->describe(), name_of(v_name), a.v->describe());
-  const int64_t head = quantized ? kv_quant.row_bytes(q.dim(2)) : q.dim(2);
-  if (a.k->dim(2) != head)  // need_dim's message
-    fail(ErrorCode::kInvalidArgument, "{}: {}'s {} is {}, expected {}", op, name_of(k_name),
-         quantized ? "row_bytes (kv_quant rows of q's head_dim)" : "head_dim", a.k->dim(2), head);
+  if (quantized)
+    need_dim(op, ItemName{"seqs", i, "k", "row_bytes (kv_quant rows of q's head_dim)"}, a.k->dim(2),
+             kv_quant.row_bytes(q.dim(2)));
+  else
+    need_dim(op, ItemName{"seqs", i, "k", "head_dim"}, a.k->dim(2), q.dim(2));
   const Tensor& k0 = *seqs[0].k;
   if (a.k->dtype() != k0.dtype() || a.k->dim(1) != k0.dim(1))
     fail(ErrorCode::kInvalidArgument, "{}: {} {} differs from seqs[0].k {} in dtype or n_kv_heads",
