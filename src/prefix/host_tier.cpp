@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #include "core/error.h"
 #include "prefix/page_key.h"
@@ -11,52 +10,19 @@ namespace cairn {
 
 namespace {
 
-constexpr size_t kChunkBytes = size_t{32} << 20;
-constexpr size_t kSlotAlign = 256;
+constexpr size_t kSlotAlign = 64;  // what host allocations give (page-locked ones: 4096)
 
 }  // namespace
 
-// Chunks from the allocator, cut into slots of one size each; a released slot
-// waits in its size's free list. Never returned to the allocator while a
-// buffer or the tier lives: bounded by the cap plus one chunk per slot size.
-struct HostTier::Memory {
-  Allocate allocate;
-  std::mutex mu;
-  std::vector<std::shared_ptr<Storage>> chunks;
-  std::unordered_map<size_t, std::vector<uint8_t*>> free;  // slot bytes → slots
-  int64_t allocated = 0;
-};
-
-HostTier::HostTier(int64_t max_bytes, Allocate allocate)
-    : max_bytes_(max_bytes), memory_(std::make_shared<Memory>()) {
+HostTier::HostTier(int64_t max_bytes, Allocate allocate) : max_bytes_(max_bytes) {
   CAIRN_CHECK(max_bytes > 0 && allocate, "a host tier needs a cap and an allocator");
-  memory_->allocate = std::move(allocate);
+  memory_ = std::make_unique<SlotMemory>(std::move(allocate), kSlotAlign);
 }
 
 HostTier::~HostTier() = default;
 
 std::shared_ptr<uint8_t> HostTier::buffer(size_t n) {
-  const size_t slot = (std::max<size_t>(n, 1) + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
-  Memory& m = *memory_;
-  uint8_t* p = nullptr;
-  {
-    std::lock_guard lock(m.mu);
-    std::vector<uint8_t*>& free = m.free[slot];
-    if (free.empty()) {
-      const size_t chunk = std::max(slot, kChunkBytes / slot * slot);
-      std::shared_ptr<Storage> s = m.allocate(chunk);
-      auto* base = static_cast<uint8_t*>(s->data());
-      for (size_t at = chunk; at >= slot; at -= slot) free.push_back(base + at - slot);
-      m.chunks.push_back(std::move(s));
-      m.allocated += static_cast<int64_t>(chunk);
-    }
-    p = free.back();  // the chunk's first slot first
-    free.pop_back();
-  }
-  return {p, [mem = memory_, slot](uint8_t* q) {
-            std::lock_guard lock(mem->mu);
-            mem->free[slot].push_back(q);
-          }};
+  return memory_->buffer(n);
 }
 
 void HostTier::put(const PageKey& ns, const PageRecord& r) {
@@ -148,8 +114,7 @@ HostTierStats HostTier::stats() const {
   s.bytes = bytes_;
   s.taken = taken_;
   s.evictions = evictions_;
-  std::lock_guard lock(memory_->mu);
-  s.memory_bytes = memory_->allocated;
+  s.memory_bytes = memory_->allocated_bytes();
   return s;
 }
 

@@ -20,6 +20,7 @@
 
 #include "core/storage.h"
 #include "prefix/page_file.h"
+#include "prefix/slot_memory.h"
 
 namespace cairn {
 
@@ -33,7 +34,7 @@ struct HostTierStats {
 class HostTier {
  public:
   // Host memory of n bytes (DeviceBackend::allocate_pinned_host on a GPU).
-  using Allocate = std::function<std::shared_ptr<Storage>(size_t n)>;
+  using Allocate = SlotMemory::Allocate;
   using EvictObserver = std::function<void(const PageKey& ns, const PageRecord& r)>;
 
   // max_bytes > 0: the records' payload bytes held at most.
@@ -77,12 +78,11 @@ class HostTier {
   struct KeyHash {
     size_t operator()(const PageKey& k) const { return static_cast<size_t>(k.lo ^ (k.hi << 1)); }
   };
-  struct Memory;  // chunks and free slots, shared with the buffers handed out
 
   void evict_oldest();
 
   int64_t max_bytes_;
-  std::shared_ptr<Memory> memory_;
+  std::unique_ptr<SlotMemory> memory_;  // chunks of 32 MiB cut into slots
   EvictObserver observer_;
   std::unordered_map<PageKey, Entry, KeyHash> entries_;
   std::map<uint64_t, PageKey> lru_;  // tick → key, oldest first

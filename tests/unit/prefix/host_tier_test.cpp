@@ -104,7 +104,7 @@ TEST(HostTier, MemoryIsCarvedFromChunksAndReused) {
   {
     std::shared_ptr<uint8_t> a = host.buffer(1000), b = host.buffer(1000);
     first = a.get();
-    EXPECT_EQ(b.get(), a.get() + 1024);  // slots of 1000 rounded up to 256
+    EXPECT_EQ(b.get(), a.get() + 1024);  // slots of 1000 rounded up to 64
     std::memset(a.get(), 1, 1000);
     std::memset(b.get(), 2, 1000);
   }
