@@ -17,7 +17,11 @@
 namespace cairn {
 
 using StreamId = int32_t;  // 0 = the backend's default stream
-using GraphId = int32_t;   // a captured, replayable sequence of launches
+// A second in-order queue, for copies issued on other threads than the one
+// issuing the ops (a layer-wise restore's readers): ordered with nothing on
+// stream 0, so its callers synchronize it before anything reads what it wrote.
+constexpr StreamId kCopyStream = 1;
+using GraphId = int32_t;  // a captured, replayable sequence of launches
 
 class DeviceBackend {
  public:

@@ -115,25 +115,31 @@ class CudaDevice final : public DeviceBackend {
     return programmatic_launch() == Programmatic::kEager ? kEagerRows + 1 : 1;
   }
   void begin_capture(StreamId s) override {
-    of(s);
+    ops_stream(s);
     begin_graph_capture();
   }
   GraphId end_capture(StreamId s) override {
-    of(s);
+    ops_stream(s);
     return end_graph_capture();
   }
   void replay(GraphId g, StreamId s) override {
-    of(s);
+    ops_stream(s);
     replay_graph(g);
   }
   void release(GraphId g) override { release_graph(g); }
   bool batch_invariant() const override { return cuda::batch_invariant(); }
 
  private:
-  // Stream 0 is the ops' stream; cairn uses no other yet.
+  // Stream 0 is the ops' stream; kCopyStream takes other threads' copies.
   static cudaStream_t of(StreamId s) {
+    if (s == kCopyStream) return copy_stream();
     if (s != 0) fail(ErrorCode::kInvalidArgument, "CUDA backend: no stream {}", s);
     return stream();
+  }
+  // Graphs are captured and replayed on the ops' stream only.
+  static void ops_stream(StreamId s) {
+    if (s != 0)
+      fail(ErrorCode::kInvalidArgument, "CUDA backend: graphs run on stream 0, not {}", s);
   }
   static std::pair<size_t, size_t> mem_info() {
     size_t free = 0, total = 0;

@@ -52,6 +52,15 @@ cudaStream_t stream() {
   return s;
 }
 
+cudaStream_t copy_stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    return created;
+  }();
+  return s;
+}
+
 namespace {
 
 // Upload slots: pinned staging plus device memory. A slot's pinned half is

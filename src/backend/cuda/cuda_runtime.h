@@ -30,6 +30,9 @@ bool device_present();
 
 // The stream ops launch on (a non-blocking stream created on first use; one per process).
 cudaStream_t stream();
+// The stream of copies issued off the ops' thread (kCopyStream; non-blocking,
+// created on first use): ordered with nothing on stream(), its callers wait for it.
+cudaStream_t copy_stream();
 
 // Copies `bytes` host bytes into device memory valid until the stream reaches
 // work issued after the next ~1 MiB of uploads (a ring in device memory, staged
