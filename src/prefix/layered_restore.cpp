@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 namespace cairn {
@@ -24,8 +26,9 @@ std::vector<int> layer_ranges(int n_layers, int n) {
 LayeredRestore::LayeredRestore(SsdTier& tier, LayeredPlan plan, std::function<void()> on_settle)
     : tier_(tier), plan_(std::move(plan)), on_settle_(std::move(on_settle)) {
   n_ranges_ = plan_.parts.size();
-  CAIRN_CHECK(n_ranges_ > 0 && plan_.dst.size() == plan_.keys.size(),
-              "layered restore of {} pages in {} ranges", plan_.keys.size(), n_ranges_);
+  CAIRN_CHECK(
+      n_ranges_ > 0 && (plan_.sink ? plan_.dst.empty() : plan_.dst.size() == plan_.keys.size()),
+      "layered restore of {} pages in {} ranges", plan_.keys.size(), n_ranges_);
   for (size_t i = 0; i < plan_.keys.size(); ++i) pages_.push_back(std::make_unique<Page>());
   range_done_.assign(n_ranges_, 0);
   first_ok_.assign(plan_.keys.size(), false);
@@ -87,8 +90,7 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
     const uint64_t s = p.header.groups[g].segment_bytes;
     if (s == 0) continue;  // a sliding group's released page
     const auto [begin, end] = plan_.parts[r][g];
-    const uint64_t first = (begin + s - 1) / s, last = (end + s - 1) / s;
-    const PageFileCheck c = tier_.read_part(*p.file, g, first, last, plan_.dst[i][g], buf);
+    const PageFileCheck c = read_group(i, g, (begin + s - 1) / s, (end + s - 1) / s, buf);
     if (!c.ok()) {
       tier_.finish_page(*p.file, c);
       return c;
@@ -97,6 +99,27 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
   if (r + 1 == n_ranges_) tier_.finish_page(*p.file, {});
   if (r + 1 == n_ranges_) p.file.reset();
   return {};
+}
+
+// Segments [first, last) of page i's group g, checked, into the page: read
+// there in place, or into a staging buffer laid out like the page and handed
+// to the sink.
+PageFileCheck LayeredRestore::read_group(size_t i, size_t g, uint64_t first, uint64_t last,
+                                         AlignedBytes& buf) {
+  if (!plan_.sink) return tier_.read_part(*pages_[i]->file, g, first, last, plan_.dst[i][g], buf);
+  const PageFileHeader::Group& e = pages_[i]->header.groups[g];
+  const uint64_t at = first * e.segment_bytes;
+  const uint64_t end = std::min(last * e.segment_bytes, e.bytes);
+  if (at >= end) return {};
+  const std::shared_ptr<uint8_t> stage = plan_.sink->staging(e.bytes);
+  const PageFileCheck c = tier_.read_part(*pages_[i]->file, g, first, last, stage.get(), buf);
+  if (!c.ok()) return c;
+  try {
+    plan_.sink->write(i, g, at, {stage.get() + at, end - at});
+  } catch (const Error& err) {  // on a reader's thread: the page fails, the chain ends there
+    return {PageFileError::kIo, fmt::format("copy into the page: {}", err.what())};
+  }
+  return c;
 }
 
 void LayeredRestore::settle(size_t page, size_t range, bool ok) {

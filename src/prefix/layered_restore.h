@@ -1,5 +1,6 @@
 // A chain of pages restored from the SSD tier layer range by layer range,
-// straight into pool pages in host memory, so that a sequence may compute the
+// straight into pool pages in host memory (or through staging buffers into a
+// GPU's: PartSink), so that a sequence may compute the
 // rest of its prompt while the reads go on (docs/durability.md, "Restores
 // overlapped with the prompt"). Reads go range-major: the first layers of
 // every page, then the next ones; a forward attending the pages waits per
@@ -13,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -22,11 +24,28 @@
 
 namespace cairn {
 
+// Where the parts go when the pages are not host memory the readers may write
+// in place (a GPU's pool): each part is read into a staging buffer and copied
+// into its page from there.
+class PartSink {
+ public:
+  virtual ~PartSink() = default;
+  // Host memory of ≥ n bytes starting at a multiple of 4096 (page-locked on a
+  // GPU), the caller's until it lets go of it.
+  virtual std::shared_ptr<uint8_t> staging(size_t n) = 0;
+  // Group g of page i's bytes [offset, offset + bytes.size()) := bytes, in
+  // place when it returns. Called on readers' threads, at once for distinct pages.
+  virtual void write(size_t page, size_t g, uint64_t offset, std::span<const uint8_t> bytes) = 0;
+};
+
 struct LayeredPlan {
-  std::vector<PageKey> keys;               // [pages] the chain, first page first
-  std::vector<std::vector<uint8_t*>> dst;  // [pages][groups] page memory, page_bytes[g] each
-  std::vector<int32_t> windows;            // [groups] the state's group windows
-  std::vector<uint64_t> page_bytes;        // [groups]
+  std::vector<PageKey> keys;  // [pages] the chain, first page first
+  // [pages][groups] page memory the readers write in place, page_bytes[g]
+  // each; or, with a sink, empty: the parts go through it.
+  std::vector<std::vector<uint8_t*>> dst;
+  std::shared_ptr<PartSink> sink;
+  std::vector<int32_t> windows;      // [groups] the state's group windows
+  std::vector<uint64_t> page_bytes;  // [groups]
   // [ranges][groups] bytes [begin, end) of group g's page that range r holds:
   // the K and V blocks of the range's layers of that group. Range r's part
   // reads the segments starting in [begin, end) (rounded up to segments), so
@@ -77,6 +96,7 @@ class LayeredRestore final : public LayerGate, public std::enable_shared_from_th
   struct Page;
   void run(size_t page, size_t range, bool skip);
   PageFileCheck read_part(size_t page, size_t range);
+  PageFileCheck read_group(size_t page, size_t g, uint64_t first, uint64_t last, AlignedBytes& buf);
   PageFileCheck open(size_t page);
   void settle(size_t page, size_t range, bool ok);
 

@@ -1,7 +1,8 @@
 // Page files read in parts (format version 2's segment checksums) and chains
 // restored layer range by layer range: bytes land where the plan says, a
-// forward's per-layer waits return once that layer is in on every page, and a
-// part failing its check ends the chain at its page, never earlier.
+// forward's per-layer waits return once that layer is in on every page (also
+// when the parts go through a sink, as into a GPU's pages), and a part failing
+// its check or its copy ends the chain at its page, never earlier.
 #include "prefix/layered_restore.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,8 @@
 #include <memory>
 #include <thread>
 
+#include "core/error.h"
+#include "prefix/slot_memory.h"
 #include "ssd_test_util.h"
 
 namespace cairn {
@@ -221,6 +224,75 @@ TEST_F(LayeredRestoreTest, AHeaderThatDoesNotFitThePlanIsAFailure) {
   EXPECT_EQ(restore->good_pages(), 0u);
   EXPECT_EQ(tier_.stats().hits, 0);
   EXPECT_FALSE(tier_.contains(keys_[0]));  // never served again
+}
+
+// Parts through a sink, as into a GPU's pages: read into slots of its
+// staging memory, then copied into the page memory (host memory here).
+// Copies into page `fail_page` fail.
+class CopySink final : public PartSink {
+ public:
+  explicit CopySink(PageMemory& mem, size_t fail_page = SIZE_MAX)
+      : mem_(mem), fail_page_(fail_page) {}
+  std::shared_ptr<uint8_t> staging(size_t n) override {
+    std::shared_ptr<uint8_t> b = slots_.buffer(n);
+    if (reinterpret_cast<uintptr_t>(b.get()) % kPageFileAlign != 0) ++misaligned;
+    return b;
+  }
+  void write(size_t page, size_t g, uint64_t offset, std::span<const uint8_t> bytes) override {
+    if (page == fail_page_) fail(ErrorCode::kInternal, "the copy failed");
+    std::span<uint8_t> dst = mem_.pages.at(page * 2 + g);
+    ASSERT_LE(offset + bytes.size(), dst.size());
+    std::memcpy(dst.data() + offset, bytes.data(), bytes.size());
+    ++writes;
+  }
+  std::atomic<int> writes{0}, misaligned{0};
+
+ private:
+  PageMemory& mem_;
+  size_t fail_page_;
+  SlotMemory slots_{[](size_t n) { return allocate_host(n); }, kPageFileAlign, size_t{1} << 20};
+};
+
+LayeredPlan sink_plan(const std::vector<PageKey>& keys, PageMemory& mem,
+                      std::shared_ptr<PartSink> sink) {
+  LayeredPlan p = plan_for(keys, mem, 4);
+  p.dst.clear();  // the pages are reached through the sink only
+  p.sink = std::move(sink);
+  return p;
+}
+
+TEST_F(LayeredRestoreTest, PartsThroughASinkArriveWhereThePlanSays) {
+  write_chain(4, 79);
+  auto sink = std::make_shared<CopySink>(mem_);
+  auto restore = make(sink_plan(keys_, mem_, sink));
+  start(*restore, 3);
+  restore->wait_layer(2);  // range 1: its bytes of the full group are in on every page
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(std::memcmp(mem_.pages[i * 2].data() + 2 * 8192,
+                          records_[i].groups[0].bytes.data() + 2 * 8192, 2 * 8192),
+              0)
+        << i;
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(page_whole(i)) << i;
+  // A page: four parts of the full group, two of the sliding one (its two
+  // segments start in ranges 0 and 2; ranges 1 and 3 hold none).
+  EXPECT_EQ(sink->writes.load(), 4 * 6);
+  EXPECT_EQ(sink->misaligned.load(), 0);
+}
+
+// A copy into page 2 fails: the chain ends there as for a failed check, and
+// the file, which is not at fault, stays in the tier.
+TEST_F(LayeredRestoreTest, ACopyThatFailsEndsTheChainAtItsPage) {
+  write_chain(4, 80);
+  auto restore = make(sink_plan(keys_, mem_, std::make_shared<CopySink>(mem_, 2)));
+  start(*restore, 2);
+  restore->wait_all();
+  EXPECT_EQ(restore->good_pages(), 2u);
+  EXPECT_EQ(restore->failed_from(), (5 + 2) * shape().page_tokens);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(page_whole(i)) << i;
+  EXPECT_EQ(tier_.stats().corrupt, 0);
+  EXPECT_TRUE(tier_.contains(keys_[2]));
 }
 
 TEST(LayerRanges, SplitLayersInOrderAndAboutEvenly) {
