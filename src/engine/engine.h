@@ -42,11 +42,14 @@ struct EngineOptions {
   int32_t restore_threads = 4;                     // SSD reads in flight
   // Restores overlapped with the rest of the prompt: the request runs once every
   // page's first layers are in, its forward waiting layer by layer for the rest
-  // (host pages; docs/durability.md). false: it is queued once all are in.
+  // (docs/durability.md). false: it is queued once all are in.
   bool restore_overlap = true;
   // The layer ranges a layer-wise restore reads in turn; 0: as many as keep a
   // read of one page's range at ~192 KiB or more (1 to 4).
   int32_t restore_layer_ranges = 0;
+  // Host pools too read a layer-wise restore's parts into staging slots and
+  // copy them into the pages, as a GPU's pool must (tests of that path).
+  bool stage_restores = false;
   // Generation checkpoints (needs ssd_cache_dir): every N emitted tokens a
   // running generation's state goes to disk, and an identical request after a
   // crash or restart resumes it (docs/checkpoints.md). 0 = off.

@@ -1,5 +1,6 @@
 // Restores overlapped with the prompt (docs/durability.md): a chain of SSD
-// pages read layer range by layer range straight into pool pages, which enter
+// pages read layer range by layer range into pool pages (in place on the host,
+// through staging slots on a GPU: restore_sink.h), which enter
 // the RAM tier pending once every page's header and first layers are in; the
 // request is queued then, and its forward waits per layer (LayerGate) for the
 // rest. A page failing a check after that is dropped with everything under it,
@@ -9,6 +10,7 @@
 
 #include "backend/device.h"
 #include "engine/engine_loop.h"
+#include "engine/restore_sink.h"
 
 namespace cairn {
 
@@ -22,10 +24,15 @@ constexpr int kMaxRanges = 4;
 
 }  // namespace
 
-// Layer-wise reads need host pages the readers write in place, and a host
-// model (its sampling drops a cut-back row).
-bool Engine::Loop::restores_in_place() const {
-  return kv_.pages_in_place() && model_.device().kind == DeviceKind::kCpu;
+// Layer-wise reads write a page's parts in place on the host, or through
+// staging slots into a GPU's pages; not into a sharded state's (a logical
+// page's file bytes hold every shard's page in turn, its parts not one range).
+bool Engine::Loop::restores_layered() const {
+  return kv_.n_shards() == 1;
+}
+
+bool Engine::Loop::restores_staged() const {
+  return !kv_.pages_in_place() || options_.stage_restores;
 }
 
 // One restored page's pool bytes over every group, in the tier's format.
@@ -46,9 +53,39 @@ bool Engine::Loop::overlaps(const Tier& t, int64_t end_tokens) const {
 
 void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page) {
   if (!allocate_layered(r, keys)) return;
-  r.layered = std::make_shared<LayeredRestore>(
-      *r.tier->ssd, layered_plan(r, std::move(keys), first_page), restore_waker());
+  LayeredPlan plan = layered_plan(r, std::move(keys), first_page);
+  // Device pages are stream-ordered allocations on the ops' stream (reusing
+  // memory freed behind work still queued there): the copy stream writes them
+  // only once that work is done.
+  kv_.wait_copies();
+  r.layered = std::make_shared<LayeredRestore>(*r.tier->ssd, std::move(plan), restore_waker());
   r.layered->start(*r.tier->restorer);
+}
+
+// A staged plan's sink: views of its pages, and a staging slot for each
+// reader made before the reads start (no page-locking on a reader's thread).
+std::shared_ptr<PartSink> Engine::Loop::restore_sink(const Restore& r) {
+  const bool quantized = quantized_tier(*r.tier);
+  if (!staging_)
+    staging_ = std::make_shared<SlotMemory>(
+        [kind = kv_.pool().device().kind](size_t n) {
+          return device_backend(kind).allocate_pinned_host(n);
+        },
+        kPageFileAlign);
+  std::vector<std::vector<Tensor>> views;
+  for (const std::vector<int32_t>& page : r.spare) {
+    std::vector<Tensor>& v = views.emplace_back();
+    for (size_t g = 0; g < page.size(); ++g) {
+      const int32_t arena = kv_.group_arena(static_cast<int>(g), quantized);
+      v.push_back(kv_.pool().view(arena, page[g], 0, {kv_.pool().page_bytes(arena)}, DType::kU8));
+    }
+  }
+  std::vector<std::shared_ptr<uint8_t>> warm;
+  for (int i = 0; i < std::max(options_.restore_threads, 1); ++i)
+    for (size_t g = 0; g < kv_.groups().size(); ++g)
+      warm.push_back(staging_->buffer(static_cast<size_t>(
+          kv_.pool().page_bytes(kv_.group_arena(static_cast<int>(g), quantized)))));
+  return std::make_shared<PoolSink>(staging_, std::move(views));
 }
 
 // Pool pages for every group of every page (evicting unused cached pages for
@@ -101,10 +138,14 @@ LayeredPlan Engine::Loop::layered_plan(const Restore& r, std::vector<PageKey> ke
       end = std::max<uint64_t>(end, v1);
     }
   }
-  for (const std::vector<int32_t>& page : r.spare) {
-    std::vector<uint8_t*>& dst = p.dst.emplace_back();
-    for (size_t g = 0; g < page.size(); ++g)
-      dst.push_back(kv_.page_data(kv_.group_arena(static_cast<int>(g), quantized), page[g]));
+  if (restores_staged()) {
+    p.sink = restore_sink(r);
+  } else {
+    for (const std::vector<int32_t>& page : r.spare) {
+      std::vector<uint8_t*>& dst = p.dst.emplace_back();
+      for (size_t g = 0; g < page.size(); ++g)
+        dst.push_back(kv_.page_data(kv_.group_arena(static_cast<int>(g), quantized), page[g]));
+    }
   }
   p.first_position = first_page * kv_.page_tokens();
   p.page_tokens = kv_.page_tokens();

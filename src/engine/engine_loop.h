@@ -18,6 +18,7 @@
 #include "prefix/host_tier.h"
 #include "prefix/layered_restore.h"
 #include "prefix/prefix_cache.h"
+#include "prefix/slot_memory.h"
 #include "prefix/spill_queue.h"
 #include "prefix/ssd_restorer.h"
 #include "prefix/ssd_tier.h"
@@ -127,10 +128,13 @@ class Engine::Loop {
   // there is nothing to restore (the caller queues it at once).
   bool begin_restore(ActiveRequest& a);
   void poll_restores();  // queues the requests whose restores settled
-  // Layer-wise restores (engine_layered.cpp): whether restored pages can be
-  // read straight into the pool, whether a chain of tier t ending at
-  // end_tokens may overlap the prompt, then the restore.
-  bool restores_in_place() const;
+  // Layer-wise restores (engine_layered.cpp): whether restored pages are read
+  // into the pool layer range by layer range, whether through staging slots,
+  // whether a chain of tier t ending at end_tokens may overlap the prompt,
+  // then the restore.
+  bool restores_layered() const;
+  bool restores_staged() const;
+  std::shared_ptr<PartSink> restore_sink(const Restore& r);
   int64_t restore_page_bytes(bool quantized) const;
   bool overlaps(const Tier& t, int64_t end_tokens) const;
   void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page);
@@ -186,8 +190,9 @@ class Engine::Loop {
   BufferPool ckpt_copies_{int64_t{64} << 20};
   bool closed_ = false;
   std::vector<Restore> restoring_;
-  std::vector<float> row_;  // [vocab] scratch
-  EngineStats counts_;      // engine-thread counters, copied into stats_ by update_stats()
+  std::shared_ptr<SlotMemory> staging_;  // staged restores' slots, made on the first
+  std::vector<float> row_;               // [vocab] scratch
+  EngineStats counts_;  // engine-thread counters, copied into stats_ by update_stats()
 
   mutable std::mutex mu_;
   std::condition_variable wake_;

@@ -46,15 +46,20 @@ void Engine::Loop::sample_row(ActiveRequest& a, std::span<const float> logits) {
 }
 
 // logits [rows.size(), vocab] on the model's device; edited in place by the
-// processors. The observer, if any, sees the rows as the model wrote them.
+// processors. The observer, if any, sees the rows as the model wrote them. A
+// null row (a sequence cut back after the forward) is sampled with default
+// arguments in the same call and its token dropped.
 void Engine::Loop::sample_on_device(const std::vector<ActiveRequest*>& rows, Tensor& logits) {
   const auto n = static_cast<int64_t>(rows.size());
-  if (n == 0) return;
+  if (std::count(rows.begin(), rows.end(), nullptr) == n) return;
   if (options_.logits_observer) observe(rows, logits);
-  std::vector<ProcessorLists> lists(rows.size());
+  std::vector<ProcessorLists> lists(rows.size());  // a null row's stay empty
   std::vector<ops::SampleRow> args(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    args[i] = sample_row_args({}, 0, 0, ProcessorParams{}, lists[i]);
   int32_t width = 0;  // the longest top list asked for
   for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i]) continue;
     const Sequence& s = rows[i]->seq;
     const Request& r = s.request;
     lists[i] = processor_lists(r.processors, prompt_of(s), generated_of(s));
@@ -71,9 +76,10 @@ void Engine::Loop::sample_on_device(const std::vector<ActiveRequest*>& rows, Ten
   ops::sample_rows(logits, args,
                    {&ids, &lps, width > 0 ? &top_ids : nullptr, width > 0 ? &top_lps : nullptr});
   for (size_t i = 0; i < rows.size(); ++i)
-    take_token(*rows[i],
-               result_of(ids, lps, width > 0 ? &top_ids : nullptr, width > 0 ? &top_lps : nullptr,
-                         static_cast<int64_t>(i), rows[i]->seq.request.logprobs));
+    if (rows[i])
+      take_token(*rows[i],
+                 result_of(ids, lps, width > 0 ? &top_ids : nullptr, width > 0 ? &top_lps : nullptr,
+                           static_cast<int64_t>(i), rows[i]->seq.request.logprobs));
 }
 
 // The observer's copy of device logits: one transfer, then a row per request.
@@ -84,8 +90,9 @@ void Engine::Loop::observe(const std::vector<ActiveRequest*>& rows, const Tensor
   b.synchronize();
   const auto vocab = static_cast<size_t>(logits.dim(1));
   for (size_t i = 0; i < rows.size(); ++i)
-    options_.logits_observer(rows[i]->seq.id,
-                             std::span<const float>(host.data<float>() + i * vocab, vocab));
+    if (rows[i])
+      options_.logits_observer(rows[i]->seq.id,
+                               std::span<const float>(host.data<float>() + i * vocab, vocab));
 }
 
 // Emits the token and finishes the sequence on a stop id, a stop string,

@@ -31,13 +31,13 @@ void Engine::Loop::forward_and_sample(const StepPlan& plan) {
   // its full pages (its prompt's, at least) to the prefix cache.
   for (const ChunkPlan& c : plan.chunks)
     if (!was_cut(c.seq)) publish(active(c.seq));
-  std::vector<ActiveRequest*> rows;  // logits row i samples for rows[i]
+  // Logits row i samples for rows[i], unless it is null (a cut-back sequence's row).
+  std::vector<ActiveRequest*> rows;
   for (const ChunkPlan& c : plan.chunks)
-    if (c.sample) rows.push_back(&active(c.seq));
-  CAIRN_CHECK(!on_device || cut.empty(), "a cut-back sequence on a device-sampled step");
+    if (c.sample) rows.push_back(was_cut(c.seq) ? nullptr : &active(c.seq));
   if (on_device) return sample_on_device(rows, logits);
   for (size_t i = 0; i < rows.size(); ++i)
-    if (!was_cut(&rows[i]->seq))
+    if (rows[i])
       sample_row(*rows[i],
                  std::span<const float>(logits.data<float>() + static_cast<int64_t>(i) * vocab,
                                         static_cast<size_t>(vocab)));

@@ -101,7 +101,7 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   best.parent = parent;
   best.started = std::chrono::steady_clock::now();
   const auto end = static_cast<int64_t>(have + std::ssize(best_keys)) * page;
-  if (restores_in_place()) {
+  if (restores_layered()) {
     best.overlap = overlaps(*best.tier, end);
     begin_layered(best, std::move(best_keys), have);
     if (!best.layered) return false;  // no room for a page

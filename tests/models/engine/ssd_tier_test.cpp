@@ -32,6 +32,8 @@ class SsdTierEngine : public SsdFolderTest {
     return collect(e.submit(target()), log_);
   }
   void expect_restored_equals_computed(const EngineOptions& o);
+  // A byte of the second page's last layer flipped (below).
+  void expect_cut_back(bool staged);
 
   std::unique_ptr<Model> model_;
 };
@@ -55,13 +57,17 @@ void SsdTierEngine::expect_restored_equals_computed(const EngineOptions& o) {
   EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
 }
 
-// Overlapped with the rest of the prompt (the default on host pages), in as
-// many layer ranges as the pages' size gives (one here), and in one per layer.
+// Overlapped with the rest of the prompt (the default), in as many layer
+// ranges as the pages' size gives (one here), in one per layer, and in one per
+// layer through staging slots (a GPU's way; on a GPU every run takes it).
 TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
   expect_restored_equals_computed(options(true));
   EngineOptions o = options(true);
   o.restore_layer_ranges = 4;
   fs::remove_all(dir_);  // a fresh folder
+  expect_restored_equals_computed(o);
+  o.stage_restores = true;
+  fs::remove_all(dir_);
   expect_restored_equals_computed(o);
 }
 
@@ -75,10 +81,7 @@ TEST_F(SsdTierEngine, PrefixRestoredBeforeTheRequestRunsEqualsComputed) {
 // A byte of the second page's last layer flipped: its header and first layers
 // pass, so the request runs over it while the rest arrives; the last layer
 // fails its check, the sequence is cut back to that page and computes it.
-TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
-#ifdef CAIRN_ENGINE_ON_GPU
-  GTEST_SKIP() << "layer-wise restores are for host pages; a GPU's restore waits for every page";
-#endif
+void SsdTierEngine::expect_cut_back(bool staged) {
   const Outcome want = computed();
   {
     Engine first(*model_, nullptr, options(true));
@@ -104,6 +107,7 @@ TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
   ASSERT_EQ(flipped, 1);
   EngineOptions o = options(true);
   o.restore_layer_ranges = 4;  // one per layer (the fixture's small pages would get one range)
+  o.stage_restores = staged;
   Engine second(*model_, nullptr, o);
   const Outcome got = collect(second.submit(target()), log_);
   EXPECT_EQ(second.stats().ssd_restore_cut_backs, 1);
@@ -112,6 +116,16 @@ TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
   EXPECT_EQ(got.final.usage.cached_tokens, 32);
   EXPECT_EQ(got.ids, want.ids);
   EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+
+TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBack) {
+  expect_cut_back(false);
+}
+
+// The same through staging slots: on a GPU, the device-sampled step drops the
+// cut-back sequence's token.
+TEST_F(SsdTierEngine, APageFailingInItsLastLayerCutsTheSequenceBackThroughStaging) {
+  expect_cut_back(true);
 }
 
 TEST_F(SsdTierEngine, ACorruptPageIsAMissAndTheOutputStaysRight) {
