@@ -14,7 +14,9 @@
 # CAIRN_CUDA_FUSED_INPUTS) set to each of AB_VALUES (default "0 1"), e.g.
 # AB_VAR=CAIRN_ATTENTION_NARROW (docs/cuda.md); `fused` is the default ab;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
-# what each kernel adds to a decode step, trace.log).
+# what each kernel adds to a decode step, trace.log);
+# restore (not in the default): `cairn bench --ssd-restore` on the GPU, 8B shape, 4k prompt
+# (TTFT restored into device pages, overlapped and waiting, against cold prefill; restore.log).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=${SUITE_LOGS:-build/gpu-suite}
@@ -93,6 +95,11 @@ if has trace; then
     result[trace]="no kernel trace library (CUPTI missing)"
   fi
 fi
+if has restore; then
+  timeout "${RESTORE_TIMEOUT:-300}" "$bin/cairn" bench --ssd-restore --device cuda \
+    --shape llama-3.1-8b --prompt-tokens 4096 ${RESTORE_ARGS:-} >"$logs/restore.log" 2>&1
+  result[restore]="rc $?"
+fi
 if has sanitize; then
   # racecheck is far slower than memcheck: it skips the large determinism cases.
   for tool in memcheck racecheck; do
@@ -117,5 +124,6 @@ done
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
 grep -h ' steps of ' "$logs/trace.log" 2>/dev/null
+grep -hE 'TTFT|MB/s|every page' "$logs/restore.log" 2>/dev/null
 echo; echo "== summary ($(cat "$logs/gpu.txt")) =="
 for k in "${!result[@]}"; do printf '%-28s %s\n' "$k" "${result[$k]}"; done | sort
