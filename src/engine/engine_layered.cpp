@@ -24,13 +24,8 @@ constexpr int kMaxRanges = 4;
 
 }  // namespace
 
-// Layer-wise reads write a page's parts in place on the host, or through
-// staging slots into a GPU's pages; not into a sharded state's (a logical
-// page's file bytes hold every shard's page in turn, its parts not one range).
-bool Engine::Loop::restores_layered() const {
-  return kv_.n_shards() == 1;
-}
-
+// Layer-wise reads write a page's parts in place into a one-shard host pool,
+// else through staging slots (a GPU's pages, tensor-parallel shards).
 bool Engine::Loop::restores_staged() const {
   return !kv_.pages_in_place() || options_.stage_restores;
 }
@@ -72,19 +67,23 @@ std::shared_ptr<PartSink> Engine::Loop::restore_sink(const Restore& r) {
           return device_backend(kind).allocate_pinned_host(n);
         },
         kPageFileAlign);
-  std::vector<std::vector<Tensor>> views;
+  std::vector<std::vector<std::vector<Tensor>>> views;  // [pages][groups][shards]
   for (const std::vector<int32_t>& page : r.spare) {
-    std::vector<Tensor>& v = views.emplace_back();
+    auto& v = views.emplace_back();
     for (size_t g = 0; g < page.size(); ++g) {
       const int32_t arena = kv_.group_arena(static_cast<int>(g), quantized);
-      v.push_back(kv_.pool().view(arena, page[g], 0, {kv_.pool().page_bytes(arena)}, DType::kU8));
+      std::vector<Tensor>& shards = v.emplace_back();
+      for (int s = 0; s < kv_.n_shards(); ++s) {
+        const PagePool& pool = kv_.shard_pool(s);
+        shards.push_back(pool.view(arena, page[g], 0, {pool.page_bytes(arena)}, DType::kU8));
+      }
     }
   }
   std::vector<std::shared_ptr<uint8_t>> warm;
   for (int i = 0; i < std::max(options_.restore_threads, 1); ++i)
     for (size_t g = 0; g < kv_.groups().size(); ++g)
       warm.push_back(staging_->buffer(static_cast<size_t>(
-          kv_.pool().page_bytes(kv_.group_arena(static_cast<int>(g), quantized)))));
+          kv_.logical_page_bytes(kv_.group_arena(static_cast<int>(g), quantized)))));
   return std::make_shared<PoolSink>(staging_, std::move(views));
 }
 
@@ -128,7 +127,7 @@ LayeredPlan Engine::Loop::layered_plan(const Restore& r, std::vector<PageKey> ke
   for (size_t g = 0; g < groups.size(); ++g) {
     const int arena = kv_.group_arena(static_cast<int>(g), quantized);
     p.windows.push_back(groups[g].window);
-    p.page_bytes.push_back(static_cast<uint64_t>(kv_.pool().page_bytes(arena)));
+    p.page_bytes.push_back(static_cast<uint64_t>(kv_.logical_page_bytes(arena)));
     const PageLayout& l = kv_.page_layout(static_cast<int>(g), quantized);
     for (size_t j = 0; j < groups[g].layers.size(); ++j) {  // K then V block of each layer
       auto& [begin, end] = p.parts[static_cast<size_t>(p.range_of_layer[groups[g].layers[j]])][g];
@@ -150,6 +149,7 @@ LayeredPlan Engine::Loop::layered_plan(const Restore& r, std::vector<PageKey> ke
   p.first_position = first_page * kv_.page_tokens();
   p.page_tokens = kv_.page_tokens();
   p.quantized = quantized;
+  p.n_shards = kv_.n_shards();
   return p;
 }
 

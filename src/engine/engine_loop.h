@@ -129,10 +129,8 @@ class Engine::Loop {
   bool begin_restore(ActiveRequest& a);
   void poll_restores();  // queues the requests whose restores settled
   // Layer-wise restores (engine_layered.cpp): whether restored pages are read
-  // into the pool layer range by layer range, whether through staging slots,
-  // whether a chain of tier t ending at end_tokens may overlap the prompt,
-  // then the restore.
-  bool restores_layered() const;
+  // into the pool through staging slots, whether a chain of tier t ending at
+  // end_tokens may overlap the prompt, then the restore.
   bool restores_staged() const;
   std::shared_ptr<PartSink> restore_sink(const Restore& r);
   int64_t restore_page_bytes(bool quantized) const;

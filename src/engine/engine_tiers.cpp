@@ -101,20 +101,14 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   best.parent = parent;
   best.started = std::chrono::steady_clock::now();
   const auto end = static_cast<int64_t>(have + std::ssize(best_keys)) * page;
-  if (restores_layered()) {
-    best.overlap = overlaps(*best.tier, end);
-    begin_layered(best, std::move(best_keys), have);
-    if (!best.layered) return false;  // no room for a page
-    restoring_.push_back(std::move(best));
-    return true;
-  }
-  best.handle = best.tier->restorer->submit(std::move(best_keys), {}, restore_waker());
-  allocate_spare(best);
+  best.overlap = overlaps(*best.tier, end);
+  begin_layered(best, std::move(best_keys), have);
+  if (!best.layered) return false;  // no room for a page
   restoring_.push_back(std::move(best));
   return true;
 }
 
-// Within the pool's free bytes only (no eviction for them): the rest is
+// A checkpoint's restore: within the pool's free bytes only (no eviction for them): the rest is
 // allocated at insertion as before. Not zeroed: insert_restored writes every
 // byte of a spare page (write_page takes whole pages) before it enters the
 // cache, and an unused one is released unread; the restore's first touches of
@@ -152,7 +146,8 @@ std::function<void()> Engine::Loop::restore_waker() {
   };
 }
 
-// Pages enter the RAM tier as they arrive, first first (the copies overlap
+// A prefix's restores are layer-wise (poll_layered); a checkpoint's pages
+// (engine_checkpoint.cpp) enter the RAM tier as they arrive, first first (the copies overlap
 // the reads still in flight, and each read buffer returns to the tier's pool
 // for the next read); the request is queued once every page settled.
 void Engine::Loop::poll_restores() {

@@ -1,28 +1,40 @@
 #include "engine/restore_sink.h"
 
+#include <algorithm>
+
 #include "backend/device.h"
 #include "core/error.h"
 
 namespace cairn {
 
-PoolSink::PoolSink(std::shared_ptr<SlotMemory> staging, std::vector<std::vector<Tensor>> pages)
+PoolSink::PoolSink(std::shared_ptr<SlotMemory> staging,
+                   std::vector<std::vector<std::vector<Tensor>>> pages)
     : staging_(std::move(staging)), pages_(std::move(pages)) {}
 
 std::shared_ptr<uint8_t> PoolSink::staging(size_t n) {
   return staging_->buffer(n);
 }
 
+// Each shard's share of the logical bytes [offset, offset + n), copied and
+// waited for.
 void PoolSink::write(size_t page, size_t g, uint64_t offset, std::span<const uint8_t> bytes) {
-  const Tensor& p = pages_.at(page).at(g);
-  const auto n = static_cast<int64_t>(bytes.size());
-  CAIRN_CHECK(p.defined() && offset + bytes.size() <= p.nbytes(),
-              "restore part [{}, +{}) of page {} group {}: past its {} bytes", offset, n, page, g,
-              p.defined() ? p.nbytes() : 0);
-  Tensor dst = Tensor::view_of(p.storage(), p.offset_bytes() + offset, {n}, DType::kU8);
-  const Tensor src = Tensor::view_of(borrow_host(const_cast<uint8_t*>(bytes.data()), bytes.size()),
-                                     0, {n}, DType::kU8);
-  DeviceBackend& dev = device_backend(p.device().kind);
-  dev.copy(src, dst, kCopyStream);
+  const std::vector<Tensor>& shards = pages_.at(page).at(g);
+  const uint64_t shard_bytes = shards.front().nbytes();
+  CAIRN_CHECK(offset + bytes.size() <= shard_bytes * shards.size(),
+              "restore part [{}, +{}) of page {} group {}: past its {} bytes", offset, bytes.size(),
+              page, g, shard_bytes * shards.size());
+  DeviceBackend& dev = device_backend(shards.front().device().kind);
+  for (uint64_t at = offset; at < offset + bytes.size();) {
+    const Tensor& p = shards[at / shard_bytes];
+    const uint64_t in = at % shard_bytes;
+    const auto n = static_cast<int64_t>(std::min(shard_bytes - in, offset + bytes.size() - at));
+    Tensor dst = Tensor::view_of(p.storage(), p.offset_bytes() + in, {n}, DType::kU8);
+    uint8_t* from = const_cast<uint8_t*>(bytes.data()) + (at - offset);
+    const Tensor src =
+        Tensor::view_of(borrow_host(from, static_cast<size_t>(n)), 0, {n}, DType::kU8);
+    dev.copy(src, dst, kCopyStream);
+    at += static_cast<uint64_t>(n);
+  }
   dev.synchronize(kCopyStream);  // the staging slot goes back, and the range counts as in
 }
 

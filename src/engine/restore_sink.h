@@ -17,16 +17,18 @@ namespace cairn {
 
 class PoolSink final : public PartSink {
  public:
-  // pages: [pages][groups] each page's bytes as a u8 view (taken on the engine
-  // thread; they keep the memory alive), empty for a group with no page.
-  PoolSink(std::shared_ptr<SlotMemory> staging, std::vector<std::vector<Tensor>> pages);
+  // pages: [pages][groups][shards] each shard's page as a u8 view (taken on
+  // the engine thread; they keep the memory alive). A part's offsets are in
+  // the logical page, every shard's page in turn (PagedKvState::read_page).
+  PoolSink(std::shared_ptr<SlotMemory> staging,
+           std::vector<std::vector<std::vector<Tensor>>> pages);
 
   std::shared_ptr<uint8_t> staging(size_t n) override;
   void write(size_t page, size_t g, uint64_t offset, std::span<const uint8_t> bytes) override;
 
  private:
   std::shared_ptr<SlotMemory> staging_;
-  std::vector<std::vector<Tensor>> pages_;
+  std::vector<std::vector<std::vector<Tensor>>> pages_;
 };
 
 }  // namespace cairn

@@ -149,6 +149,7 @@ class PagedKvState final : public KvView {
   // shard's, as every other size here).
   int64_t bytes_per_token(bool quantized) const;
   const PagePool& pool() const { return pool_; }
+  const PagePool& shard_pool(int rank) const;  // shard `rank`'s (pool() is shard 0's)
   const KvQuantScheme& quant_scheme() const { return quant_; }
   int64_t page_tokens() const { return page_tokens_; }
   const std::vector<LayerGroup>& groups() const { return layer_groups_; }

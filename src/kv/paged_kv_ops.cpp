@@ -32,12 +32,15 @@ int64_t PagedKvState::min_reusable_tokens(int32_t slot) const {
   return seq_at(slot).min_reusable;
 }
 
+// Every shard's forward waits (a tensor-parallel rank reads its own shard).
 void PagedKvState::add_gate(int32_t slot, std::shared_ptr<LayerGate> gate) {
+  for (auto& o : others_) o->add_gate(slot, gate);
   std::vector<std::shared_ptr<LayerGate>>& gates = seq_for(slot).gates;
   if (std::find(gates.begin(), gates.end(), gate) == gates.end()) gates.push_back(std::move(gate));
 }
 
 std::vector<std::shared_ptr<LayerGate>> PagedKvState::take_gates(int32_t slot) {
+  for (auto& o : others_) o->take_gates(slot);  // the same gates as shard 0's
   if (slot < 0 || static_cast<size_t>(slot) >= seqs_.size()) return {};
   return std::exchange(seqs_[static_cast<size_t>(slot)].gates, {});
 }

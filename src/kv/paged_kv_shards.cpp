@@ -40,6 +40,12 @@ KvView& PagedKvState::shard(int rank) {
   return rank == 0 ? static_cast<KvView&>(*this) : *others_[static_cast<size_t>(rank - 1)];
 }
 
+const PagePool& PagedKvState::shard_pool(int rank) const {
+  if (rank < 0 || rank >= n_shards())
+    fail(ErrorCode::kInvalidArgument, "KV shard {} of {}", rank, n_shards());
+  return rank == 0 ? pool_ : others_[static_cast<size_t>(rank - 1)]->pool_;
+}
+
 void PagedKvState::read_page(int32_t arena, int32_t page, std::span<uint8_t> out) const {
   const auto n = static_cast<size_t>(pool_.page_bytes(arena));
   CAIRN_CHECK(out.size() == n * static_cast<size_t>(n_shards()), "read_page into {} bytes",

@@ -23,9 +23,32 @@ std::vector<int> layer_ranges(int n_layers, int n) {
   return range;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> part_segments(const LayeredPlan& plan, size_t g,
+                                                         size_t range, uint64_t segment_bytes) {
+  const auto [begin, end] = plan.parts.at(range).at(g);
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  if (begin >= end) return runs;
+  const uint64_t shard_bytes = plan.page_bytes.at(g) / static_cast<uint64_t>(plan.n_shards);
+  for (int sh = 0; sh < plan.n_shards; ++sh) {
+    const uint64_t lo = static_cast<uint64_t>(sh) * shard_bytes + begin;
+    const uint64_t hi = static_cast<uint64_t>(sh) * shard_bytes + end;
+    uint64_t first = begin == 0 ? lo / segment_bytes : (lo + segment_bytes - 1) / segment_bytes;
+    const uint64_t last = (hi + segment_bytes - 1) / segment_bytes;
+    if (!runs.empty()) first = std::max(first, runs.back().second);
+    if (first >= last) continue;
+    if (!runs.empty() && runs.back().second == first)
+      runs.back().second = last;
+    else
+      runs.emplace_back(first, last);
+  }
+  return runs;
+}
+
 LayeredRestore::LayeredRestore(SsdTier& tier, LayeredPlan plan, std::function<void()> on_settle)
     : tier_(tier), plan_(std::move(plan)), on_settle_(std::move(on_settle)) {
   n_ranges_ = plan_.parts.size();
+  CAIRN_CHECK(plan_.n_shards >= 1 && (plan_.n_shards == 1 || plan_.sink),
+              "a layered restore of {} shards' pages needs a sink", plan_.n_shards);
   CAIRN_CHECK(
       n_ranges_ > 0 && (plan_.sink ? plan_.dst.empty() : plan_.dst.size() == plan_.keys.size()),
       "layered restore of {} pages in {} ranges", plan_.keys.size(), n_ranges_);
@@ -89,11 +112,12 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
   for (size_t g = 0; g < p.header.groups.size(); ++g) {
     const uint64_t s = p.header.groups[g].segment_bytes;
     if (s == 0) continue;  // a sliding group's released page
-    const auto [begin, end] = plan_.parts[r][g];
-    const PageFileCheck c = read_group(i, g, (begin + s - 1) / s, (end + s - 1) / s, buf);
-    if (!c.ok()) {
-      tier_.finish_page(*p.file, c);
-      return c;
+    for (const auto& [first, last] : part_segments(plan_, g, r, s)) {
+      const PageFileCheck c = read_group(i, g, first, last, buf);
+      if (!c.ok()) {
+        tier_.finish_page(*p.file, c);
+        return c;
+      }
     }
   }
   if (r + 1 == n_ranges_) tier_.finish_page(*p.file, {});

@@ -45,12 +45,17 @@ struct LayeredPlan {
   std::vector<std::vector<uint8_t*>> dst;
   std::shared_ptr<PartSink> sink;
   std::vector<int32_t> windows;      // [groups] the state's group windows
-  std::vector<uint64_t> page_bytes;  // [groups]
-  // [ranges][groups] bytes [begin, end) of group g's page that range r holds:
-  // the K and V blocks of the range's layers of that group. Range r's part
-  // reads the segments starting in [begin, end) (rounded up to segments), so
-  // the parts of consecutive ranges tile the page; a layer's first bytes may
-  // then come with the part before, and a wait is for every range up to it.
+  std::vector<uint64_t> page_bytes;  // [groups] a logical page's (every shard's)
+  // A tensor-parallel state's logical page holds every shard's page of a group
+  // in turn: [n_shards][page_bytes[g] / n_shards].
+  int n_shards = 1;
+  // [ranges][groups] bytes [begin, end) of one shard's page of group g that
+  // range r holds: the K and V blocks of the range's layers of that group.
+  // Range r's part reads, in each shard's page, the segments starting in
+  // [begin, end) (rounded up to segments; from the segment holding the
+  // shard's first byte for the group's first range), so the parts of
+  // consecutive ranges cover the page; a layer's first bytes may then come
+  // with the part before, and a wait is for every range up to it.
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> parts;
   std::vector<int> range_of_layer;  // [n_layers]
   int64_t first_position = 0;       // the sequence position where the first page starts
@@ -60,6 +65,15 @@ struct LayeredPlan {
 
 // Ranges of about equal layer counts over a model's layers, `n` of them at most.
 std::vector<int> layer_ranges(int n_layers, int n);
+
+// The runs [first, last) of group g's segments (segment_bytes each) that range
+// r's part reads: in each shard's page, those starting in the range's bytes,
+// or, for the group's first range, from the segment holding the shard page's
+// first byte (it may have started in the previous shard's last range). In
+// order, none overlapping; every byte of a layer is in a run of its range or
+// an earlier one.
+std::vector<std::pair<uint64_t, uint64_t>> part_segments(const LayeredPlan& plan, size_t g,
+                                                         size_t range, uint64_t segment_bytes);
 
 class LayeredRestore final : public LayerGate, public std::enable_shared_from_this<LayeredRestore> {
  public:

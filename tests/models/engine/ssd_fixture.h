@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "engine_test_util.h"
+#include "prefix/page_file.h"
 
 namespace cairn::test {
 
@@ -46,6 +48,30 @@ class SsdFolderTest : public ::testing::Test {
       if (e.path().extension() == ".kvp" && e.path().parent_path().filename() != "quarantine")
         out.push_back(e.path());
     return out;
+  }
+
+  // Flips a bit of the last byte of group 0 in every page file but the chain's
+  // first: its header and first layers pass, its last layer fails its check.
+  // Returns how many files it changed.
+  int flip_last_layers() {
+    int flipped = 0;
+    for (const std::filesystem::path& f : page_files()) {
+      std::vector<uint8_t> head(kPageFileAlign);
+      std::ifstream(f, std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
+      PageFileHeader h;
+      parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
+      if (h.parent.empty()) continue;             // the first page stays whole
+      std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+      const auto at = static_cast<std::streamoff>(h.groups[0].offset + h.groups[0].bytes - 1);
+      char c = 0;
+      io.seekg(at);
+      io.read(&c, 1);
+      io.seekp(at);
+      c = static_cast<char>(c ^ 0x20);
+      io.write(&c, 1);
+      ++flipped;
+    }
+    return flipped;
   }
 
   std::string folder_;

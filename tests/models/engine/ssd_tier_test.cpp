@@ -87,23 +87,7 @@ void SsdTierEngine::expect_cut_back(bool staged) {
     Engine first(*model_, nullptr, options(true));
     collect(first.submit(sharer()), log_);
   }
-  int flipped = 0;
-  for (const fs::path& f : page_files()) {
-    std::vector<uint8_t> head(kPageFileAlign);
-    std::ifstream(f, std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
-    PageFileHeader h;
-    parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
-    if (h.parent.empty()) continue;             // the first page stays whole
-    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
-    const auto at = static_cast<std::streamoff>(h.groups[0].offset + h.groups[0].bytes - 1);
-    char c = 0;
-    io.seekg(at);
-    io.read(&c, 1);
-    io.seekp(at);
-    c = static_cast<char>(c ^ 0x20);
-    io.write(&c, 1);
-    ++flipped;
-  }
+  const int flipped = flip_last_layers();
   ASSERT_EQ(flipped, 1);
   EngineOptions o = options(true);
   o.restore_layer_ranges = 4;  // one per layer (the fixture's small pages would get one range)

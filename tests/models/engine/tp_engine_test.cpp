@@ -118,5 +118,35 @@ TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
   EXPECT_TRUE(bit_equal_rows(got.logits, want2.logits));
 }
 
+// Layer-wise at two ranks (one range per layer, read through staging slots
+// into both shards' pages): the restored prefix gives the computed logits, and
+// a page whose last layer fails its check cuts the sequence back.
+TEST_F(TpSsdTier, LayerWiseRestoresAtTwoRanksEqualComputingAndCutBack) {
+  Outcome want;
+  {
+    Engine e(model(2), nullptr, options(false));
+    want = collect(e.submit(target()), log_);
+  }
+  EngineOptions o = options(true);
+  o.restore_layer_ranges = 4;
+  for (const bool corrupt : {false, true}) {
+    fs::remove_all(dir_);
+    {
+      Engine first(model(2), nullptr, options(true));
+      collect(first.submit(sharer()), log_);
+    }
+    if (corrupt) {
+      ASSERT_EQ(flip_last_layers(), 1);
+    }
+    Engine two(model(2), nullptr, o);
+    const Outcome got = collect(two.submit(target()), log_);
+    EXPECT_EQ(two.stats().ssd_restored_pages, corrupt ? 1 : 2);
+    EXPECT_EQ(two.stats().ssd_restore_cut_backs, corrupt ? 1 : 0);
+    EXPECT_EQ(got.final.usage.cached_tokens, corrupt ? 32 : 64);
+    EXPECT_EQ(got.ids, want.ids);
+    EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+  }
+}
+
 }  // namespace
 }  // namespace cairn::test

@@ -11,7 +11,10 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "core/error.h"
 #include "prefix/slot_memory.h"
@@ -293,6 +296,56 @@ TEST_F(LayeredRestoreTest, ACopyThatFailsEndsTheChainAtItsPage) {
   for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(page_whole(i)) << i;
   EXPECT_EQ(tier_.stats().corrupt, 0);
   EXPECT_TRUE(tier_.contains(keys_[2]));
+}
+
+// A group of 8 layers of layer_bytes each (K and V) per shard, n_shards pages
+// in turn, in n_ranges ranges.
+LayeredPlan shard_plan(int n_shards, uint64_t layer_bytes, int n_ranges) {
+  LayeredPlan p;
+  p.n_shards = n_shards;
+  p.page_bytes = {layer_bytes * 8 * static_cast<uint64_t>(n_shards)};
+  p.range_of_layer = layer_ranges(8, n_ranges);
+  p.parts.assign(static_cast<size_t>(n_ranges), std::vector<std::pair<uint64_t, uint64_t>>(1));
+  for (int l = 0; l < 8; ++l) {
+    auto& [b, e] = p.parts[static_cast<size_t>(p.range_of_layer[static_cast<size_t>(l)])][0];
+    if (b == e) b = static_cast<uint64_t>(l) * layer_bytes;
+    e = static_cast<uint64_t>(l + 1) * layer_bytes;
+  }
+  return p;
+}
+
+// Every byte of layer l in every shard's page is in a segment that a range up
+// to l's reads (so a wait for l finds it in), every segment is read, and a
+// part's runs are ordered and apart. Shard pages of 2.5, 1.25 and 3 segments:
+// a segment then holds one shard's last layers and the next one's first.
+TEST(PartSegments, EveryLayerIsInByItsRangeInEveryShard) {
+  constexpr uint64_t kSeg = 4096;
+  for (const int n_shards : {1, 2, 3})
+    for (const uint64_t layer_bytes : {uint64_t{1280}, uint64_t{640}, uint64_t{1536}})
+      for (const int n_ranges : {1, 2, 3, 4}) {
+        const LayeredPlan p = shard_plan(n_shards, layer_bytes, n_ranges);
+        const uint64_t n_segments = (p.page_bytes[0] + kSeg - 1) / kSeg;
+        std::vector<int> first_range(n_segments, -1);  // the earliest range reading it
+        for (int r = 0; r < n_ranges; ++r) {
+          uint64_t prev = 0;
+          for (const auto& [first, last] : part_segments(p, 0, static_cast<size_t>(r), kSeg)) {
+            ASSERT_TRUE(first < last && first >= prev && last <= n_segments);
+            prev = last;
+            for (uint64_t k = first; k < last; ++k)
+              if (first_range[k] < 0) first_range[k] = r;
+          }
+        }
+        const std::string at =
+            fmt::format("{} shards, {} B layers, {} ranges", n_shards, layer_bytes, n_ranges);
+        for (uint64_t k = 0; k < n_segments; ++k) EXPECT_GE(first_range[k], 0) << at << " " << k;
+        for (int sh = 0; sh < n_shards; ++sh)
+          for (int l = 0; l < 8; ++l) {
+            const uint64_t lo = static_cast<uint64_t>(sh) * layer_bytes * 8 + l * layer_bytes;
+            for (uint64_t k = lo / kSeg; k < (lo + layer_bytes + kSeg - 1) / kSeg; ++k)
+              EXPECT_LE(first_range[k], p.range_of_layer[static_cast<size_t>(l)])
+                  << at << ": shard " << sh << " layer " << l << " segment " << k;
+          }
+      }
 }
 
 TEST(LayerRanges, SplitLayersInOrderAndAboutEvenly) {
