@@ -43,21 +43,23 @@ int sm_count() {
   return n;
 }
 
+namespace {
+
+cudaStream_t non_blocking_stream() {
+  cudaStream_t created = nullptr;
+  CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+  return created;
+}
+
+}  // namespace
+
 cudaStream_t stream() {
-  static cudaStream_t s = [] {
-    cudaStream_t created = nullptr;
-    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
-    return created;
-  }();
+  static const cudaStream_t s = non_blocking_stream();
   return s;
 }
 
 cudaStream_t copy_stream() {
-  static cudaStream_t s = [] {
-    cudaStream_t created = nullptr;
-    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
-    return created;
-  }();
+  static const cudaStream_t s = non_blocking_stream();
   return s;
 }
 
