@@ -71,6 +71,21 @@ TEST_F(SsdTierEngine, PrefixRestoredAfterARestartEqualsComputed) {
   expect_restored_equals_computed(o);
 }
 
+// A sliding-window model (gemma2: every other layer sees 16 positions): pages
+// of the sliding group the window had let go of are cached without bytes and
+// restored as none; layer-wise, in place and through staging, the output
+// equals computing.
+TEST_F(SsdTierEngine, ASlidingWindowModelsPrefixRestoresLayerWise) {
+  model_ = engine_model(fixture_dir("gemma2"));
+  for (const bool staged : {false, true}) {
+    fs::remove_all(dir_);
+    EngineOptions o = options(true);
+    o.restore_layer_ranges = 4;
+    o.stage_restores = staged;
+    expect_restored_equals_computed(o);
+  }
+}
+
 // --no-restore-overlap: the same reads, the request queued once all are in.
 TEST_F(SsdTierEngine, PrefixRestoredBeforeTheRequestRunsEqualsComputed) {
   EngineOptions o = options(true);

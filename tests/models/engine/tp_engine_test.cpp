@@ -80,6 +80,7 @@ class TpSsdTier : public SsdFolderTest {
  protected:
   TpSsdTier() : SsdFolderTest("cairn_tp_ssd_") {}
   Model& model(int n) { return case_model(fixture_dir("llama"), n); }
+  void expect_layer_wise_at_two(Model& m, int64_t cut_back_cached);
 };
 
 TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
@@ -119,12 +120,21 @@ TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
 }
 
 // Layer-wise at two ranks (one range per layer, read through staging slots
-// into both shards' pages): the restored prefix gives the computed logits, and
-// a page whose last layer fails its check cuts the sequence back.
+// into both shards' pages), on the llama fixture and on gemma2's sliding
+// window: the restored prefix gives the computed logits, and a page whose last
+// layer fails its check cuts the sequence back.
 TEST_F(TpSsdTier, LayerWiseRestoresAtTwoRanksEqualComputingAndCutBack) {
+  expect_layer_wise_at_two(case_model(fixture_dir("llama"), 2), 32);
+  // Cut back to the start: the window let go of the first page's positions the
+  // shorter sequence would need.
+  expect_layer_wise_at_two(case_model(fixture_dir("gemma2"), 2), 0);
+}
+
+void TpSsdTier::expect_layer_wise_at_two(Model& m, int64_t cut_back_cached) {
+  SCOPED_TRACE(m.config().path);
   Outcome want;
   {
-    Engine e(model(2), nullptr, options(false));
+    Engine e(m, nullptr, options(false));
     want = collect(e.submit(target()), log_);
   }
   EngineOptions o = options(true);
@@ -132,17 +142,17 @@ TEST_F(TpSsdTier, LayerWiseRestoresAtTwoRanksEqualComputingAndCutBack) {
   for (const bool corrupt : {false, true}) {
     fs::remove_all(dir_);
     {
-      Engine first(model(2), nullptr, options(true));
+      Engine first(m, nullptr, options(true));
       collect(first.submit(sharer()), log_);
     }
     if (corrupt) {
       ASSERT_EQ(flip_last_layers(), 1);
     }
-    Engine two(model(2), nullptr, o);
+    Engine two(m, nullptr, o);
     const Outcome got = collect(two.submit(target()), log_);
     EXPECT_EQ(two.stats().ssd_restored_pages, corrupt ? 1 : 2);
     EXPECT_EQ(two.stats().ssd_restore_cut_backs, corrupt ? 1 : 0);
-    EXPECT_EQ(got.final.usage.cached_tokens, corrupt ? 32 : 64);
+    EXPECT_EQ(got.final.usage.cached_tokens, corrupt ? cut_back_cached : 64);
     EXPECT_EQ(got.ids, want.ids);
     EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
   }
