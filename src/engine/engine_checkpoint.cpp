@@ -277,25 +277,10 @@ bool Engine::Loop::begin_resume_restore(ActiveRequest& a) {
     r.rekey.push_back(p[i]);
   }
   if (keys.empty()) return false;
-  r.handle = t->restorer->submit(std::move(keys), std::move(tiers), restore_waker());
-  allocate_spare(r);
+  r.overlap = overlaps(*t, (have + std::ssize(keys)) * pt);
+  begin_layered(r, std::move(keys), have, std::move(tiers));
+  if (!r.layered) return false;  // no room for a page: computed instead
   restoring_.push_back(std::move(r));
-  return true;
-}
-
-// A checkpoint's restored page enters the RAM tier under its prefix key, once
-// it shows the request's tokens at its place and the tier's format.
-bool Engine::Loop::rekey_restored(const Restore& r, size_t i, const ActiveRequest& a,
-                                  PageRecord& rec) const {
-  const int64_t pt = kv_.page_tokens(), page = r.first_page + static_cast<int64_t>(i);
-  const auto want = std::span<const int32_t>(a.seq.tokens)
-                        .subspan(static_cast<size_t>(page * pt), static_cast<size_t>(pt));
-  const bool quant_tier = r.tier->ns == ns_quant_ && ns_quant_ != ns_full_;
-  if (rec.quantized != quant_tier ||
-      !std::equal(want.begin(), want.end(), rec.tokens.begin(), rec.tokens.end()))
-    return false;
-  rec.key = r.rekey[i];
-  rec.parent = i == 0 ? r.parent : r.rekey[i - 1];
   return true;
 }
 

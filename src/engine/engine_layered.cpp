@@ -46,9 +46,14 @@ bool Engine::Loop::overlaps(const Tier& t, int64_t end_tokens) const {
   return options_.restore_overlap && (quantized_tier(t) || boundary <= 0 || end_tokens < boundary);
 }
 
-void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page) {
+void Engine::Loop::begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page,
+                                 std::vector<SsdTier*> tiers) {
+  r.first_page = first_page;
   if (!allocate_layered(r, keys)) return;
+  if (!tiers.empty()) tiers.resize(keys.size());  // the chain as far as pages fit
+  if (!r.rekey.empty()) r.rekey.resize(keys.size());
   LayeredPlan plan = layered_plan(r, std::move(keys), first_page);
+  plan.tiers = std::move(tiers);
   // Device pages are stream-ordered allocations on the ops' stream (reusing
   // memory freed behind work still queued there): the copy stream writes them
   // only once that work is done.
@@ -167,10 +172,10 @@ bool Engine::Loop::poll_layered(Restore& r) {
   const size_t good = r.layered->good_pages();
   for (size_t i = 0; i < r.inserted; ++i) {
     if (i >= good) {
-      cache_->drop_pending(r.layered->key(i));  // and every page after it, under it
+      cache_->drop_pending(cache_key(r, i));  // and every page after it, under it
       break;
     }
-    cache_->settle_pending(r.layered->key(i));
+    cache_->settle_pending(cache_key(r, i));
   }
   counts_.ssd_restored_pages += static_cast<int64_t>(std::min(good, r.inserted));
   counts_.ssd_restore_wall_seconds +=
@@ -189,19 +194,38 @@ void Engine::Loop::queue_layered(Restore& r, ActiveRequest& a) {
   const bool quantized = quantized_tier(*r.tier);
   const size_t good = r.layered->done() ? r.layered->good_pages() : r.layered->header_pages();
   for (; r.inserted < good; ++r.inserted) {
-    const PageFileHeader& h = r.layered->header(r.inserted);
-    std::vector<int32_t> pages = r.spare[r.inserted];
+    const size_t i = r.inserted;
+    const PageFileHeader& h = r.layered->header(i);
+    if (!r.rekey.empty() && !holds_tokens_of(r, i, a, h)) break;
+    std::vector<int32_t> pages = r.spare[i];
     for (size_t g = 0; g < pages.size(); ++g)
       if (h.groups[g].bytes == 0) pages[g] = -1;  // a sliding group's released page
-    if (!cache_->insert_pending(r.tier->ns, r.layered->key(r.inserted), h.parent, h.tokens,
-                                quantized, h.min_reusable, pages, r.layered))
+    const PageKey parent = r.rekey.empty() ? h.parent : i == 0 ? r.parent : r.rekey[i - 1];
+    if (!cache_->insert_pending(r.tier->ns, cache_key(r, i), parent, h.tokens, quantized,
+                                h.min_reusable, pages, r.layered))
       break;
   }
   r.layered->end_chain(r.inserted);  // what is not cached is not read
   counts_.ssd_restore_copy_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.queued = true;
+  a.resume.reset();
   sched_.enqueue(&a.seq);
+}
+
+// A checkpoint's page i enters the RAM tier under its prefix key (r.rekey)
+// only when it holds the request's tokens at its place.
+bool Engine::Loop::holds_tokens_of(const Restore& r, size_t i, const ActiveRequest& a,
+                                   const PageFileHeader& h) const {
+  const int64_t pt = kv_.page_tokens(), page = r.first_page + static_cast<int64_t>(i);
+  const auto want = std::span<const int32_t>(a.seq.tokens)
+                        .subspan(static_cast<size_t>(page * pt), static_cast<size_t>(pt));
+  return std::equal(want.begin(), want.end(), h.tokens.begin(), h.tokens.end());
+}
+
+// Page i's key in the RAM tier: its file's, or for a checkpoint's its prefix key.
+PageKey Engine::Loop::cache_key(const Restore& r, size_t i) const {
+  return r.rekey.empty() ? r.layered->key(i) : r.rekey[i];
 }
 
 std::vector<const Sequence*> Engine::Loop::cut_back_failed(const StepPlan& plan) {

@@ -90,24 +90,21 @@ class Engine::Loop {
     std::unique_ptr<SsdRestorer> restorer;
     PageKey ns;
   };
+  // A chain of SSD pages read layer-wise into the pool (engine_layered.cpp):
+  // the request is queued once every page's header and first layers are in,
+  // its pages entering the RAM tier pending, or once all are in.
   struct Restore {
     uint64_t id = 0;
     Tier* tier = nullptr;
-    std::shared_ptr<RestoreHandle> handle;
     // A checkpoint's pages: their keys in the RAM tier's namespace (pages from
-    // first_page on); the records must hold the request's tokens there.
+    // first_page on); their headers must hold the request's tokens there.
     std::vector<PageKey> rekey;
-    int64_t first_page = 0;
-    PageKey parent;        // of the first page
-    size_t taken = 0;      // pages consumed, first first
-    bool stopped = false;  // a page failed a check or did not fit: the chain ends there
+    int64_t first_page = 0;  // the chain's first page in the sequence
+    PageKey parent;          // of the first page
     std::chrono::steady_clock::time_point started;
-    // [pages][n_groups] pool pages allocated when the reads start (their first
-    // touches overlap the reads; copies then go into memory already mapped), -1: none.
-    // A layer-wise restore's readers write into them (the restore's references).
+    // [pages][n_groups] pool pages allocated when the reads start, which the
+    // readers write (the restore's references).
     std::vector<std::vector<int32_t>> spare;
-    // Layer-wise (engine_layered.cpp): the request is queued once every page's
-    // header and first layers are in, its pages entering the RAM tier pending.
     std::shared_ptr<LayeredRestore> layered;
     bool overlap = false;  // queued once the first layers are in, else once all are
     bool queued = false;   // the request went to the scheduler (or was cancelled)
@@ -135,7 +132,9 @@ class Engine::Loop {
   std::shared_ptr<PartSink> restore_sink(const Restore& r);
   int64_t restore_page_bytes(bool quantized) const;
   bool overlaps(const Tier& t, int64_t end_tokens) const;
-  void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page);
+  // tiers: each page's (a checkpoint's come from two); empty: r.tier's.
+  void begin_layered(Restore& r, std::vector<PageKey> keys, int64_t first_page,
+                     std::vector<SsdTier*> tiers = {});
   bool allocate_layered(Restore& r, std::vector<PageKey>& keys);
   LayeredPlan layered_plan(const Restore& r, std::vector<PageKey> keys, int64_t first_page);
   bool poll_layered(Restore& r);  // true once it is over
@@ -146,10 +145,11 @@ class Engine::Loop {
   void cut_back(ActiveRequest& a, int64_t position);
   std::function<void()> restore_waker();  // for SsdRestorer::submit: wakes this thread
   bool quantized_tier(const Tier& t) const { return t.ns == ns_quant_ && ns_quant_ != ns_full_; }
-  void allocate_spare(Restore& r);  // r.spare for its pages' full-attention groups
   void release_spare(Restore& r);
   void release_spare_page(Restore& r, size_t i);
-  bool rekey_restored(const Restore& r, size_t i, const ActiveRequest& a, PageRecord& rec) const;
+  bool holds_tokens_of(const Restore& r, size_t i, const ActiveRequest& a,
+                       const PageFileHeader& h) const;
+  PageKey cache_key(const Restore& r, size_t i) const;
   void fill_tier_stats(EngineStats& s) const;
   // Generation checkpoints (engine_checkpoint.cpp).
   void open_checkpoints();

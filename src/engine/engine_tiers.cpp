@@ -108,21 +108,6 @@ bool Engine::Loop::begin_restore(ActiveRequest& a) {
   return true;
 }
 
-// A checkpoint's restore: within the pool's free bytes only (no eviction for them): the rest is
-// allocated at insertion as before. Not zeroed: insert_restored writes every
-// byte of a spare page (write_page takes whole pages) before it enters the
-// cache, and an unused one is released unread; the restore's first touches of
-// fresh memory are then its copies, overlapping the reads still in flight.
-void Engine::Loop::allocate_spare(Restore& r) {
-  const bool quantized = quantized_tier(*r.tier);
-  const std::vector<LayerGroup>& groups = kv_.groups();
-  r.spare.assign(r.handle->size(), std::vector<int32_t>(groups.size(), -1));
-  for (std::vector<int32_t>& page : r.spare)
-    for (size_t g = 0; g < groups.size(); ++g)
-      if (groups[g].window == 0)
-        page[g] = kv_.allocate_page(kv_.group_arena(static_cast<int>(g), quantized), false);
-}
-
 void Engine::Loop::release_spare(Restore& r) {
   for (size_t i = 0; i < r.spare.size(); ++i) release_spare_page(r, i);
   r.spare.clear();
@@ -146,44 +131,9 @@ std::function<void()> Engine::Loop::restore_waker() {
   };
 }
 
-// A prefix's restores are layer-wise (poll_layered); a checkpoint's pages
-// (engine_checkpoint.cpp) enter the RAM tier as they arrive, first first (the copies overlap
-// the reads still in flight, and each read buffer returns to the tier's pool
-// for the next read); the request is queued once every page settled.
+// Queues the requests whose restores let them run (engine_layered.cpp).
 void Engine::Loop::poll_restores() {
-  std::erase_if(restoring_, [&](Restore& r) {
-    if (r.layered) return poll_layered(r);
-    const auto it = active_.find(r.id);
-    if (it == active_.end() || it->second->finished) {  // cancelled meanwhile
-      r.handle->cancel();
-      release_spare(r);
-      return true;
-    }
-    const bool done = r.handle->done();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const size_t ready = r.handle->ready_prefix(); !r.stopped && r.taken < ready; ++r.taken) {
-      SsdRead read = r.handle->take(r.taken);
-      std::vector<int32_t>* spare = read.record &&
-                                            read.record->quantized == quantized_tier(*r.tier) &&
-                                            r.taken < r.spare.size()
-                                        ? &r.spare[r.taken]
-                                        : nullptr;
-      r.stopped = !read.record ||
-                  (!r.rekey.empty() && !rekey_restored(r, r.taken, *it->second, *read.record)) ||
-                  !cache_->insert_restored(r.tier->ns, *read.record, spare);
-      if (r.stopped) r.handle->cancel();  // the chain ends here: skip what has not started
-      counts_.ssd_restored_pages += r.stopped ? 0 : 1;
-    }
-    counts_.ssd_restore_copy_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!done) return false;
-    release_spare(r);
-    counts_.ssd_restore_wall_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
-    it->second->resume.reset();
-    sched_.enqueue(&it->second->seq);
-    return true;
-  });
+  std::erase_if(restoring_, [&](Restore& r) { return poll_layered(r); });
 }
 
 CacheFlush Engine::Loop::flush_cache(std::chrono::milliseconds timeout) {

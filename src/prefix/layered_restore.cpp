@@ -49,6 +49,8 @@ LayeredRestore::LayeredRestore(SsdTier& tier, LayeredPlan plan, std::function<vo
   n_ranges_ = plan_.parts.size();
   CAIRN_CHECK(plan_.n_shards >= 1 && (plan_.n_shards == 1 || plan_.sink),
               "a layered restore of {} shards' pages needs a sink", plan_.n_shards);
+  CAIRN_CHECK(plan_.tiers.empty() || plan_.tiers.size() == plan_.keys.size(),
+              "layered restore of {} pages from {} tiers", plan_.keys.size(), plan_.tiers.size());
   CAIRN_CHECK(
       n_ranges_ > 0 && (plan_.sink ? plan_.dst.empty() : plan_.dst.size() == plan_.keys.size()),
       "layered restore of {} pages in {} ranges", plan_.keys.size(), n_ranges_);
@@ -84,7 +86,7 @@ PageFileCheck LayeredRestore::open(size_t i) {
   Page& p = *pages_[i];
   p.file = std::make_unique<SsdPage>();
   // The header block alone: the parts then read straight into the pages.
-  PageFileCheck c = tier_.open_page(plan_.keys[i], kPageFileAlign, *p.file);
+  PageFileCheck c = tier(i).open_page(plan_.keys[i], kPageFileAlign, *p.file);
   if (!c.ok()) return c;
   const PageFileHeader& h = p.file->header;
   bool fits = h.groups.size() == plan_.windows.size() && h.quantized == plan_.quantized &&
@@ -95,7 +97,7 @@ PageFileCheck LayeredRestore::open(size_t i) {
         (h.groups[g].bytes == 0 ? plan_.windows[g] > 0 : h.groups[g].bytes == plan_.page_bytes[g]);
   if (!fits) {
     c = {PageFileError::kBadHeader, "groups, format or sizes differ from the KV state's"};
-    tier_.finish_page(*p.file, c);
+    tier(i).finish_page(*p.file, c);
     return c;
   }
   p.header = h;
@@ -115,12 +117,12 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
     for (const auto& [first, last] : part_segments(plan_, g, r, s)) {
       const PageFileCheck c = read_group(i, g, first, last, buf);
       if (!c.ok()) {
-        tier_.finish_page(*p.file, c);
+        tier(i).finish_page(*p.file, c);
         return c;
       }
     }
   }
-  if (r + 1 == n_ranges_) tier_.finish_page(*p.file, {});
+  if (r + 1 == n_ranges_) tier(i).finish_page(*p.file, {});
   if (r + 1 == n_ranges_) p.file.reset();
   return {};
 }
@@ -130,13 +132,13 @@ PageFileCheck LayeredRestore::read_part(size_t i, size_t r) {
 // to the sink.
 PageFileCheck LayeredRestore::read_group(size_t i, size_t g, uint64_t first, uint64_t last,
                                          AlignedBytes& buf) {
-  if (!plan_.sink) return tier_.read_part(*pages_[i]->file, g, first, last, plan_.dst[i][g], buf);
+  if (!plan_.sink) return tier(i).read_part(*pages_[i]->file, g, first, last, plan_.dst[i][g], buf);
   const PageFileHeader::Group& e = pages_[i]->header.groups[g];
   const uint64_t at = first * e.segment_bytes;
   const uint64_t end = std::min(last * e.segment_bytes, e.bytes);
   if (at >= end) return {};
   const std::shared_ptr<uint8_t> stage = plan_.sink->staging(e.bytes);
-  const PageFileCheck c = tier_.read_part(*pages_[i]->file, g, first, last, stage.get(), buf);
+  const PageFileCheck c = tier(i).read_part(*pages_[i]->file, g, first, last, stage.get(), buf);
   if (!c.ok()) return c;
   try {
     plan_.sink->write(i, g, at, {stage.get() + at, end - at});

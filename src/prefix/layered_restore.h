@@ -40,6 +40,9 @@ class PartSink {
 
 struct LayeredPlan {
   std::vector<PageKey> keys;  // [pages] the chain, first page first
+  // [pages] the tier page i is read from (a checkpoint's pages come from two);
+  // empty: every page from the restore's tier.
+  std::vector<SsdTier*> tiers;
   // [pages][groups] page memory the readers write in place, page_bytes[g]
   // each; or, with a sink, empty: the parts go through it.
   std::vector<std::vector<uint8_t*>> dst;
@@ -113,6 +116,8 @@ class LayeredRestore final : public LayerGate, public std::enable_shared_from_th
   PageFileCheck read_group(size_t page, size_t g, uint64_t first, uint64_t last, AlignedBytes& buf);
   PageFileCheck open(size_t page);
   void settle(size_t page, size_t range, bool ok);
+
+  SsdTier& tier(size_t page) const { return plan_.tiers.empty() ? tier_ : *plan_.tiers[page]; }
 
   SsdTier& tier_;
   LayeredPlan plan_;
