@@ -169,6 +169,7 @@ bool Engine::Loop::poll_layered(Restore& r) {
     }
   }
   if (!r.layered->done()) return false;  // the readers may still write into r.spare
+  r.layered->release_sink();             // its views of r.spare, here on the engine thread
   const size_t good = r.layered->good_pages();
   for (size_t i = 0; i < r.inserted; ++i) {
     if (i >= good) {

@@ -219,4 +219,9 @@ void LayeredRestore::end_chain(size_t first) {
   if (failed_ < 0 || f < failed_) failed_ = f;
 }
 
+void LayeredRestore::release_sink() {
+  CAIRN_CHECK(done(), "a layered restore's sink released while its readers run");
+  plan_.sink.reset();
+}
+
 }  // namespace cairn

@@ -108,6 +108,10 @@ class LayeredRestore final : public LayerGate, public std::enable_shared_from_th
   // The chain ends before page `first`: parts of it and of later pages not yet
   // started are skipped (those pages count as failed). end_chain(0) cancels.
   void end_chain(size_t first);
+  // Once done(): lets go of the sink (its views of the pages), on the caller's
+  // thread — a GPU page whose last reference it held is freed there, in the
+  // ops' stream's order, never on a reader's thread.
+  void release_sink();
 
  private:
   struct Page;

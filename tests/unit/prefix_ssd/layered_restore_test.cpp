@@ -282,6 +282,8 @@ TEST_F(LayeredRestoreTest, PartsThroughASinkArriveWhereThePlanSays) {
   // segments start in ranges 0 and 2; ranges 1 and 3 hold none).
   EXPECT_EQ(sink->writes.load(), 4 * 6);
   EXPECT_EQ(sink->misaligned.load(), 0);
+  restore->release_sink();  // done: its views of the pages go on this thread
+  EXPECT_EQ(sink.use_count(), 1);
 }
 
 // A copy into page 2 fails: the chain ends there as for a failed check, and
