@@ -143,7 +143,7 @@ class Engine::Loop {
   // they computed are cut back to the failure; returns them (they sample nothing).
   std::vector<const Sequence*> cut_back_failed(const StepPlan& plan);
   void cut_back(ActiveRequest& a, int64_t position);
-  std::function<void()> restore_waker();  // for SsdRestorer::submit: wakes this thread
+  std::function<void()> restore_waker();  // a restore settling wakes this thread
   bool quantized_tier(const Tier& t) const { return t.ns == ns_quant_ && ns_quant_ != ns_full_; }
   void release_spare(Restore& r);
   void release_spare_page(Restore& r, size_t i);

@@ -8,6 +8,10 @@
 #   repeated long greedy completion request (stories-sized models).
 # story NAME: a long greedy completion request, different for each NAME.
 start_serve() {
+  # Emptied here, not only by the background job's redirections, which may run
+  # after the loop below has read a previous server's "ready".
+  : >"$OUT/serve.out"
+  : >"$OUT/serve.err"
   "$CAIRN" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
   PID=$!
   for _ in $(seq 300); do grep -q ready "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
