@@ -13,9 +13,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -98,6 +100,29 @@ DiskReadFigures disk_bandwidth(const Args& a, int64_t bytes, int64_t request) {
   return f;
 }
 
+// Every page read whole and verified by the restorer's readers, a.threads in
+// flight; throws when one is not served.
+void restore_all(SsdTier& tier, const std::vector<PageKey>& keys, int threads) {
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t settled = 0;
+  std::string failed;
+  SsdRestorer restorer(threads);
+  std::vector<SsdRestorer::Job> jobs;
+  for (const PageKey& k : keys)
+    jobs.push_back([&, k](bool skip) {
+      const SsdRead r = skip ? SsdRead{} : tier.read(k);
+      std::lock_guard lock(mu);
+      if (!r.record && failed.empty()) failed = skip ? "stopped" : r.detail;
+      ++settled;
+      cv.notify_all();
+    });
+  restorer.submit_jobs(std::move(jobs));
+  std::unique_lock lock(mu);
+  cv.wait(lock, [&] { return settled == keys.size(); });
+  if (!failed.empty()) throw std::runtime_error("restore: page not served: " + failed);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,26 +136,12 @@ int main(int argc, char** argv) {
     SsdTier tier(root, int64_t{1} << 40, ns);
     keys = write_pages(tier, a, bytes);
   }
-  std::vector<uint8_t> dest(static_cast<size_t>(a.page_kb) * 1024, 1);  // a pool page, mapped
   auto t0 = Clock::now();
   SsdTier tier(root, int64_t{1} << 40, ns);  // restart
   fmt::print("restart: index of {} files rebuilt in {:.1f} ms\n", tier.stats().files,
              since(t0) * 1e3);
   t0 = Clock::now();
-  {
-    SsdRestorer restorer(tier, a.threads);
-    const auto h = restorer.submit(keys);
-    for (size_t i = 0; i < keys.size(); ++i) {  // as the engine would: copy into pool pages
-      h->wait_page(i);
-      const SsdRead r = h->take(i);
-      if (!r.record) throw std::runtime_error("restore: page not served: " + r.detail);
-      size_t at = 0;
-      for (const RecordGroup& g : r.record->groups) {
-        std::memcpy(dest.data() + at, g.bytes.data(), g.bytes.size());
-        at += g.bytes.size();
-      }
-    }
-  }
+  restore_all(tier, keys, a.threads);
   const double restore = static_cast<double>(bytes) / 1e6 / since(t0);
   const SsdTierStats st = tier.stats();
   fmt::print(

@@ -47,7 +47,7 @@ void Engine::Loop::open_tiers(const std::string& scheme) {
       t.ckpt_pages = std::make_unique<SsdTier>(
           options_.ssd_cache_dir, std::max<int64_t>(cap / 4, 1),
           TierNamespace{options_.model_fingerprint, format, "checkpoint"});
-    t.restorer = std::make_unique<SsdRestorer>(*t.ssd, std::max(options_.restore_threads, 1));
+    t.restorer = std::make_unique<SsdRestorer>(std::max(options_.restore_threads, 1));
     tiers_.push_back(std::move(t));
   }
   spill_ = std::make_unique<SpillQueue>(options_.spill_queue_bytes);

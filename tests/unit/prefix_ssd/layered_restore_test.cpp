@@ -88,7 +88,7 @@ class LayeredRestoreTest : public ::testing::Test {
     return std::make_shared<LayeredRestore>(tier_, std::move(plan), std::move(wake));
   }
   void start(LayeredRestore& r, int threads) {
-    restorer_ = std::make_unique<SsdRestorer>(tier_, threads);
+    restorer_ = std::make_unique<SsdRestorer>(threads);
     r.start(*restorer_);
   }
   bool page_whole(size_t i) const {

@@ -1,8 +1,16 @@
-// Restores on worker threads: a chain's pages arrive verified, a failing page
-// ends the usable chain; record bytes live in reused buffers.
+// Restores on worker threads: the readers run a restore's jobs in order,
+// several at once, and settle the rest as skipped when stopped; record bytes
+// live in reused buffers.
 #include "prefix/ssd_restorer.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "prefix/buffer_pool.h"
 #include "ssd_test_util.h"
@@ -10,63 +18,62 @@
 namespace cairn {
 namespace {
 
-TEST(SsdRestorer, RestoresAChainAndStopsAtAFailingPage) {
-  test::TempDir tmp;
-  std::mt19937 rng(51);
-  const TierNamespace ns = test::test_ns();
-  SsdTier tier(tmp.path(), int64_t{1} << 30, ns);
-  std::vector<PageRecord> rs;
-  std::vector<PageKey> keys;
-  PageKey parent;
-  for (int i = 0; i < 12; ++i) {
-    rs.push_back(test::make_record(rng, ns, parent));
-    ASSERT_TRUE(tier.write(rs.back()).ok());
-    keys.push_back(parent = rs.back().key);
+// Jobs are taken in submission order by several readers at once: a job that
+// waits for an earlier one is never left waiting, and every job runs once.
+TEST(SsdRestorer, ReadersRunJobsInOrderSeveralAtOnce) {
+  constexpr int kJobs = 200;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> ran(kJobs, 0);
+  int max_running = 0, running = 0;
+  {
+    SsdRestorer restorer(4);
+    std::vector<SsdRestorer::Job> jobs;
+    for (int i = 0; i < kJobs; ++i)
+      jobs.push_back([&, i](bool skip) {
+        std::unique_lock lock(mu);
+        EXPECT_FALSE(skip);
+        max_running = std::max(max_running, ++running);
+        cv.notify_all();
+        // The first four meet: four readers at once (bounded, should there be fewer).
+        if (i < 4) cv.wait_for(lock, std::chrono::seconds(10), [&] { return max_running == 4; });
+        // Job i waits for job i - 4 (queued before it, so already taken).
+        if (i >= 4) cv.wait(lock, [&] { return ran[static_cast<size_t>(i - 4)] > 0; });
+        ++ran[static_cast<size_t>(i)];
+        --running;
+        cv.notify_all();
+      });
+    restorer.submit_jobs(std::move(jobs));
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return std::count(ran.begin(), ran.end(), 1) == kJobs; });
   }
-  test::flip_byte(tier.path_of(keys[7]), kPageFileAlign + 3);
-  SsdRestorer restorer(tier, 3);
-  const auto h = restorer.submit(keys);
-  h->wait();
-  EXPECT_TRUE(h->done());
-  EXPECT_EQ(h->ready_prefix(), 7u);
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const SsdRead got = h->take(i);
-    if (i == 7) {
-      EXPECT_EQ(got.error, PageFileError::kPayloadChecksum);
-      continue;
-    }
-    ASSERT_TRUE(got.record) << i;
-    test::expect_same(rs[i], *got.record);
-  }
-  EXPECT_EQ(tier.stats().hits, 11);
-  EXPECT_EQ(tier.stats().corrupt, 1);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), 1), kJobs);
+  EXPECT_EQ(max_running, 4);
 }
 
-TEST(SsdRestorer, CancelSettlesEveryPage) {
-  test::TempDir tmp;
-  std::mt19937 rng(52);
-  const TierNamespace ns = test::test_ns();
-  SsdTier tier(tmp.path(), int64_t{1} << 30, ns);
-  std::vector<PageKey> keys;
-  for (int i = 0; i < 50; ++i) {
-    const PageRecord r = test::make_record(rng, ns, PageKey{});
-    ASSERT_TRUE(tier.write(r).ok());
-    keys.push_back(r.key);
-  }
-  SsdRestorer restorer(tier, 1);
-  const auto h = restorer.submit(keys);
-  h->cancel();
-  h->wait();
-  int served = 0, cancelled = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const SsdRead got = h->take(i);
-    if (got.record)
-      ++served;
-    else if (got.detail == "cancelled")
-      ++cancelled;
-  }
-  EXPECT_EQ(served + cancelled, 50);
-  EXPECT_GT(cancelled, 0);
+// Destroying the restorer runs the jobs not yet started as skipped, so each
+// settles what it stands for; none is dropped.
+TEST(SsdRestorer, StoppingRunsTheRestAsSkipped) {
+  std::atomic<int> read{0}, skipped{0};
+  std::atomic<bool> release{false};
+  std::thread releaser;
+  {
+    SsdRestorer restorer(1);
+    std::vector<SsdRestorer::Job> jobs;
+    jobs.push_back([&](bool skip) {
+      while (!release.load()) std::this_thread::yield();  // holds the one reader
+      ++(skip ? skipped : read);
+    });
+    for (int i = 0; i < 20; ++i) jobs.push_back([&](bool skip) { ++(skip ? skipped : read); });
+    restorer.submit_jobs(std::move(jobs));
+    releaser = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      release = true;
+    });
+  }  // stops while the first job still holds the reader
+  releaser.join();
+  EXPECT_EQ(read.load() + skipped.load(), 21);
+  EXPECT_GE(skipped.load(), 1);
 }
 
 TEST(BufferPool, ReusesReturnedBuffersUpToItsCap) {
