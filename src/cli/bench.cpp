@@ -159,20 +159,6 @@ std::string engine_bench_model(const BenchFlags& f) {
   return resolve_model_path(path);
 }
 
-std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_bytes);
-
-// On the device --device names (load_bench_model, below).
-void run_ssd_restore(const BenchFlags& f) {
-  double weights = 0;
-  std::unique_ptr<Model> model = load_bench_model(f, weights);
-  RestoreBenchFlags r = f.restore;
-  if (f.prompt_tokens_given) r.prompt_tokens = f.prompt_tokens;
-  if (r.dir.empty()) r.dir = f.work_dir + "/ssd-restore";
-  fmt::print("model {} ({} layers, {} KV heads × {})\n", model->config().path,
-             model->config().n_layers, model->config().n_kv_heads, model->config().head_dim);
-  run_restore_bench(*model, engine_options(f.engine, model->config().path, model->device()), r);
-}
-
 // The engine's model for --load: --model (or the CPU bench's random shape) placed
 // on --device; on a GPU without --model, a real shape with random weights made
 // there (--shape, default llama-3.1-8b). weight_bytes: what one decode step streams.
@@ -190,6 +176,18 @@ std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_byte
   place_model(m, f.device, f.engine.tensor_parallel, f.graphs);
   weight_bytes = weight_file_bytes(m->config().path);
   return m;
+}
+
+// On the device --device names (load_bench_model).
+void run_ssd_restore(const BenchFlags& f) {
+  double weights = 0;
+  std::unique_ptr<Model> model = load_bench_model(f, weights);
+  RestoreBenchFlags r = f.restore;
+  if (f.prompt_tokens_given) r.prompt_tokens = f.prompt_tokens;
+  if (r.dir.empty()) r.dir = f.work_dir + "/ssd-restore";
+  fmt::print("model {} ({} layers, {} KV heads × {})\n", model->config().path,
+             model->config().n_layers, model->config().n_kv_heads, model->config().head_dim);
+  run_restore_bench(*model, engine_options(f.engine, model->config().path, model->device()), r);
 }
 
 // On the device --device names, the model of --load.
