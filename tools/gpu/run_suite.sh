@@ -13,6 +13,8 @@
 # ab (not in the default): the 8B bench once per value of a switch, same binary: AB_VAR (default
 # CAIRN_CUDA_FUSED_INPUTS) set to each of AB_VALUES (default "0 1"), e.g.
 # AB_VAR=CAIRN_ATTENTION_NARROW (docs/cuda.md); `fused` is the default ab;
+# abbin (not in the default): the 8B bench of this build and of another cairn binary (AB_BASE,
+# e.g. main's, carried beside the bundle) in turn, AB_ROUNDS rounds (default 2), same machine;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
 # what each kernel adds to a decode step, trace.log);
 # restore (not in the default): `cairn bench --ssd-restore` on the GPU, 8B shape, 4k prompt
@@ -78,6 +80,16 @@ if has ab || has fused; then  # a switch's values in turn, same binary, 8B shape
     result["$ab_var=$v"]="rc $?"
   done
 fi
+if has abbin && [ -x "${AB_BASE:-}" ]; then  # this build against another cairn, in turn, 8B shape
+  for r in $(seq "${AB_ROUNDS:-2}"); do
+    for side in this base; do
+      exe=$bin/cairn; [ $side = base ] && exe=$AB_BASE
+      timeout "${AB_TIMEOUT:-200}" "$exe" bench --device cuda --shape llama-3.1-8b \
+        >"$logs/abbin-$side-$r.log" 2>&1
+      result["abbin $side round $r"]="rc $?"
+    done
+  done
+fi
 if has profile; then
   timeout "${PROFILE_TIMEOUT:-300}" "$bin/cairn" bench --device cuda --shape llama-3.1-8b \
     --batch-sizes 16,128 --long-context 4096 --profile-ops >"$logs/profile.log" 2>&1
@@ -120,6 +132,9 @@ cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -
 grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager|overlapped' "$logs/bench.log" 2>/dev/null
 for v in ${AB_VALUES:-0 1}; do
   [ -f "$logs/ab-$v.log" ] && echo "$ab_var=$v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/ab-$v.log"
+done
+for f in "$logs"/abbin-*.log; do
+  [ -f "$f" ] && echo "$(basename "$f" .log):" && grep -hE 'decode +batch|prefill +[0-9]' "$f"
 done
 grep -h 'hf_baseline' "$logs/baseline.log" 2>/dev/null
 grep -hE '^  ops of|window' "$logs/profile.log" 2>/dev/null
