@@ -80,7 +80,9 @@ if has ab || has fused; then  # a switch's values in turn, same binary, 8B shape
     result["$ab_var=$v"]="rc $?"
   done
 fi
-if has abbin && [ -x "${AB_BASE:-}" ]; then  # this build against another cairn, in turn, 8B shape
+if has abbin && [ ! -x "${AB_BASE:-}" ]; then
+  result[abbin]="not run: AB_BASE ('${AB_BASE:-}') is not an executable"
+elif has abbin; then  # this build against another cairn, in turn, 8B shape
   for r in $(seq "${AB_ROUNDS:-2}"); do
     for side in this base; do
       exe=$bin/cairn; [ $side = base ] && exe=$AB_BASE
