@@ -128,8 +128,9 @@ std::unique_ptr<GemmLtPlan> make_descriptors(const GemmLtShape& s) {
   }
   const auto m = static_cast<uint64_t>(s.m), n = static_cast<uint64_t>(s.n),
              k = static_cast<uint64_t>(s.k);
-  check_lt(cublasLtMatrixLayoutCreate(&p->a, t, k, m, s.k), "cublasLtMatrixLayoutCreate(w)");
-  check_lt(cublasLtMatrixLayoutCreate(&p->b, t, k, n, s.k), "cublasLtMatrixLayoutCreate(x)");
+  const int64_t ld = s.pitch > 0 ? s.pitch : s.k;
+  check_lt(cublasLtMatrixLayoutCreate(&p->a, t, k, m, ld), "cublasLtMatrixLayoutCreate(w)");
+  check_lt(cublasLtMatrixLayoutCreate(&p->b, t, k, n, ld), "cublasLtMatrixLayoutCreate(x)");
   check_lt(cublasLtMatrixLayoutCreate(&p->d, CUDA_R_32F, m, n, s.m),
            "cublasLtMatrixLayoutCreate(y)");
   p->bias = s.bias;
@@ -238,18 +239,19 @@ const GemmLtPlan* gemm_lt_plan(const GemmLtShape& s, AlgoPolicy policy) {
   return it->second.get();
 }
 
-void gemm_lt_run(const GemmLtPlan* p, const void* w, const void* x, const float* bias, float* y) {
+void gemm_lt_run(const GemmLtPlan* p, const void* w, const void* x, const float* bias, float* y,
+                 bool accumulate) {
   LtState& st = state();
   std::lock_guard<std::mutex> lock(st.mutex);
   if (p->bias) set_attr(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
-  const float one = 1.0f, zero = 0.0f;
-  check_lt(cublasLtMatmul(st.handle, p->desc, &one, w, p->a, x, p->b, &zero, y, p->d, y, p->d,
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  check_lt(cublasLtMatmul(st.handle, p->desc, &one, w, p->a, x, p->b, &beta, y, p->d, y, p->d,
                           &p->algo, st.workspace, kWorkspaceBytes, stream()),
            "cublasLtMatmul");
 }
 
 GemmLtClass gemm_lt_class(const GemmLtShape& s) {
-  return {s.m, s.k, s.dtype, s.bias, s.align_w, s.align_x, s.align_y};
+  return {s.m, s.k, s.dtype, s.bias, s.align_w, s.align_x, s.align_y, s.pitch > 0 ? s.pitch : s.k};
 }
 
 uint32_t alignment_of(const void* p, int64_t row_bytes) {

@@ -22,12 +22,16 @@ struct GemmLtShape {
   int64_t n = 0, m = 0, k = 0;
   DType dtype = DType::kF32;  // of w and of the x operand
   bool bias = false;
+  // Elements from one row of w (and of x) to the next; 0: k. A part of k (gemm_order.h) is a
+  // shape of k values at the whole product's pitch.
+  int64_t pitch = 0;
   // Alignment in bytes (1..16) of each operand's start and leading dimension.
   uint32_t align_w = 16, align_x = 16, align_y = 16;
 };
 
-// A shape without n: what one fixed algorithm serves (m, k, dtype, bias, alignments).
-using GemmLtClass = std::tuple<int64_t, int64_t, DType, bool, uint32_t, uint32_t, uint32_t>;
+// A shape without n: what one fixed algorithm serves (m, k, dtype, bias, alignments, pitch).
+using GemmLtClass =
+    std::tuple<int64_t, int64_t, DType, bool, uint32_t, uint32_t, uint32_t, int64_t>;
 GemmLtClass gemm_lt_class(const GemmLtShape& s);
 
 struct GemmLtPlan;
@@ -36,9 +40,11 @@ struct GemmLtPlan;
 // the class has none, or its algorithm fails cublasLtMatmulAlgoCheck at this n).
 const GemmLtPlan* gemm_lt_plan(const GemmLtShape& s, AlgoPolicy policy);
 
-// Launches the plan on stream(). w [m, k], x [n, k] in plan's dtype; bias [m] f32 or null
-// (as planned); y [n, m] f32.
-void gemm_lt_run(const GemmLtPlan* plan, const void* w, const void* x, const float* bias, float* y);
+// Launches the plan on stream(). w [m, k], x [n, k] in plan's dtype (rows `pitch` apart);
+// bias [m] f32 or null (as planned); y [n, m] f32, overwritten, or when `accumulate` added to
+// (y = y + product: beta 1, one rounding of the sum).
+void gemm_lt_run(const GemmLtPlan* plan, const void* w, const void* x, const float* bias, float* y,
+                 bool accumulate = false);
 
 // Bytes-alignment (capped at 16) of a pointer and a row pitch together.
 uint32_t alignment_of(const void* p, int64_t row_bytes);

@@ -79,10 +79,9 @@ void invariant_half(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor
     cls.align_x = 16;
     if (lt_agrees_with_mma(cls, w, bias ? bias->data<float>() : nullptr)) {
       const void* xo = operand_of(x, w);
-      if (const GemmLtPlan* plan =
-              gemm_lt_plan(shape_of(xo, w, bias, y), AlgoPolicy::kFixedPerShapeClass))
-        return run_plan(plan, xo, w, bias, y);
-      return mma_gemm(xo, w, bias ? bias->data<float>() : nullptr, y);
+      const float* b = bias ? bias->data<float>() : nullptr;
+      if (lt_fixed_order_run(shape_of(xo, w, bias, y), w.raw(), xo, b, y.data<float>())) return;
+      return mma_gemm(xo, w, b, y);
     }
   }
   mma_gemm(operand_of(x, w), w, bias ? bias->data<float>() : nullptr, y);

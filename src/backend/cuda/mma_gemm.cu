@@ -3,7 +3,8 @@
 // warp tiles of m16n8 steps. k advances in tiles of 64, copied global → shared kStages - 1
 // tiles ahead (cp.async), read by ldmatrix, multiplied by mma.sync m16n8k16 into f32
 // accumulators that start at zero. Every shape walks k the same way, so every shape gives
-// every element the same bits (mma_gemm.h). Up to 16 rows (32 for narrow w) the thin kernels
+// every element the same bits (mma_gemm.h). A cut k (gemm_order.h; off by default) runs
+// mma_gemm_cut_kernel, two accumulator sets whose k-tiles take turns. Up to 16 rows (32 for narrow w) the thin kernels
 // (mma_thin.cu) serve; on Hopper, up to 128 the wgmma tiles (wgmma_gemm.cu), whose k16 steps
 // give the bits of mma.sync's.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/gemm_order.h"
 #include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
@@ -55,6 +57,7 @@ struct Problem {
   const float* bias;
   float* y;
   int n, m, k;
+  int cut;  // of k (gemm_order.h)
 };
 
 struct Origin {
@@ -125,11 +128,31 @@ __device__ inline void mma_stage(const uint8_t* stage, int steps, int wm, int wn
   }
 }
 
+// The warp's steps over the k-tile at position j of the order into its part's accumulators.
+template <class C, typename T>
+__device__ __forceinline__ void mma_position(const uint8_t* stage, int steps, int part, int wm,
+                                             int wn, int lane, float (&first)[C::kMT][C::kNT][4],
+                                             float (&second)[C::kMT][C::kNT][4]) {
+  // Only the last k-tile is short: the second part's, or the one part's when k < 512.
+  const bool full = steps >= C::kTileK / 16;
+  if (part == 0) {
+    if (full)
+      mma_stage<C, T, true>(stage, steps, wm, wn, lane, first);
+    else
+      mma_stage<C, T, false>(stage, steps, wm, wn, lane, first);
+  } else if (full) {
+    mma_stage<C, T, true>(stage, steps, wm, wn, lane, second);
+  } else {
+    mma_stage<C, T, false>(stage, steps, wm, wn, lane, second);
+  }
+}
+
 // Accumulator (mt, nt) of lane l holds rows g and g + 8 (g = l / 4), columns 2(l % 4) and
-// 2(l % 4) + 1 of its m16n8 step.
-template <class C>
+// 2(l % 4) + 1 of its m16n8 step. y = acc + bias, or for a cut k (Cut) (acc + second) + bias.
+template <class C, bool Cut = false>
 __device__ inline void store_tile(const Problem& p, Origin o, int wm, int wn, int lane,
-                                  const float (&acc)[C::kMT][C::kNT][4]) {
+                                  const float (&acc)[C::kMT][C::kNT][4],
+                                  const float (&second)[C::kMT][C::kNT][4]) {
 #pragma unroll
   for (int mt = 0; mt < C::kMT; ++mt)
 #pragma unroll
@@ -139,7 +162,7 @@ __device__ inline void store_tile(const Problem& p, Origin o, int wm, int wn, in
         const int row = o.row0 + (wm * C::kMT + mt) * 16 + lane / 4 + (e / 2) * 8;
         const int col = o.col0 + (wn * C::kNT + nt) * 8 + (lane % 4) * 2 + e % 2;
         if (row >= p.n || col >= p.m) continue;
-        const float v = acc[mt][nt][e];
+        const float v = Cut ? acc[mt][nt][e] + second[mt][nt][e] : acc[mt][nt][e];
         p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
       }
 }
@@ -170,11 +193,48 @@ __global__ void __launch_bounds__(C::kThreads) mma_gemm_kernel(Problem p) {
     else
       mma_stage<C, T, false>(stage, steps, wm, wn, lane, acc);
   }
-  store_tile<C>(p, o, wm, wn, lane, acc);
+  store_tile<C>(p, o, wm, wn, lane, acc, acc);
+}
+
+// A cut k (gemm_order.h): the k-tiles in TileOrder, each part into its own accumulators, so
+// consecutive k-tiles' chains are independent; y = (first + second) + bias.
+template <class C, typename T>
+__global__ void __launch_bounds__(C::kThreads) mma_gemm_cut_kernel(Problem p) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  const int tiles_r = (p.n + C::kBM - 1) / C::kBM, tiles_c = (p.m + C::kBN - 1) / C::kBN;
+  const Origin o = tile_of(static_cast<int>(blockIdx.x), tiles_r, tiles_c, C::kBM, C::kBN);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm = warp / C::kWN, wn = warp % C::kWN;
+  float first[C::kMT][C::kNT][4] = {}, second[C::kMT][C::kNT][4] = {};
+  const TileOrder order = TileOrder::of(p.k, p.cut, C::kTileK);
+  for (int s = 0; s < C::kStages - 1; ++s) {
+    if (s < order.end) load_stage<C, T>(smem + s * C::kStageBytes, p, o, order.tile(s));
+    commit();
+  }
+  for (int j = 0; j < order.end; ++j) {
+    wait_pending<C::kStages - 2>();
+    __syncthreads();  // position j is in; every warp is done with the slot refilled below
+    const int next = j + C::kStages - 1;
+    if (next < order.end)
+      load_stage<C, T>(smem + next % C::kStages * C::kStageBytes, p, o, order.tile(next));
+    commit();
+    const int steps = (p.k - order.tile(j) * C::kTileK) / 16;
+    mma_position<C, T>(smem + j % C::kStages * C::kStageBytes, steps, order.part(j), wm, wn, lane,
+                       first, second);
+  }
+  store_tile<C, true>(p, o, wm, wn, lane, first, second);
 }
 
 template <class C, typename T>
 void launch(const Problem& p) {
+  if (p.cut < p.k) {
+    static const bool allowed = (allow_smem(mma_gemm_cut_kernel<C, T>, C::kSmemBytes), true);
+    (void)allowed;
+    const int64_t blocks = int64_t{(p.n + C::kBM - 1) / C::kBM} * ((p.m + C::kBN - 1) / C::kBN);
+    mma_gemm_cut_kernel<C, T>
+        <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream()>>>(p);
+    return check_launch("mma_gemm_cut_kernel");
+  }
   static const bool allowed = (allow_smem(mma_gemm_kernel<C, T>, C::kSmemBytes), true);
   (void)allowed;
   const int64_t blocks = int64_t{(p.n + C::kBM - 1) / C::kBM} * ((p.m + C::kBN - 1) / C::kBN);
@@ -188,6 +248,12 @@ enum class Shape { kSmall, kMedium, kLarge, k32x64, k64x64, k64x128, k128x64, kC
 constexpr const char* kShapeNames[] = {"64x32", "128x32", "128x128", "32x64",
                                        "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
+
+// CAIRN_GEMM_SPLIT_K_FROM: the depth from which k is cut (0: never; gemm_cut).
+std::atomic<int64_t> g_split_from{[] {
+  const char* v = std::getenv("CAIRN_GEMM_SPLIT_K_FROM");
+  return v ? std::max<int64_t>(0, std::atoll(v)) : int64_t{0};
+}()};
 
 // force_mma_tile: a Shape, kThin + c for thin config c, first_wg() + c for wgmma config c, or -1
 // (by n and m)
@@ -250,8 +316,9 @@ template <typename T>
 void launch_typed(const Problem& p) {
   const int tile = tile_for(p.n, p.m);
   const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
-  if (tile >= first_wg()) return wgmma_gemm(t, std::is_same_v<T, __nv_bfloat16>, tile - first_wg());
-  if (tile >= kThin) return mma_thin(t, std::is_same_v<T, __nv_bfloat16>, tile - kThin);
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  if (tile >= first_wg()) return wgmma_gemm(t, p.cut, kBf16, tile - first_wg());
+  if (tile >= kThin) return mma_thin(t, p.cut, kBf16, tile - kThin);
   switch (static_cast<Shape>(tile)) {
     case Shape::kSmall:
       return launch<Small, T>(p);
@@ -274,6 +341,19 @@ void launch_typed(const Problem& p) {
 
 }  // namespace
 
+int64_t gemm_split_from() {
+  return g_split_from.load(std::memory_order_relaxed);
+}
+
+void set_gemm_split_from(int64_t depth) {
+  g_split_from.store(std::max<int64_t>(0, depth));
+}
+
+int64_t gemm_cut(int64_t k) {
+  const int64_t from = gemm_split_from();
+  return from > 0 && k >= from ? k_split(k) : k;
+}
+
 bool mma_gemm_supports(const Tensor& w) {
   const DType t = w.dtype();
   return (t == DType::kBF16 || t == DType::kF16) && w.ndim() == 2 && w.dim(1) > 0 &&
@@ -288,7 +368,8 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
                   y.data<float>(),
                   static_cast<int>(y.dim(0)),
                   static_cast<int>(w.dim(0)),
-                  static_cast<int>(w.dim(1))};
+                  static_cast<int>(w.dim(1)),
+                  static_cast<int>(gemm_cut(w.dim(1)))};
   if (p.n == 0 || p.m == 0) return;
   if (w.dtype() == DType::kBF16)
     launch_typed<__nv_bfloat16>(p);

@@ -1,12 +1,14 @@
 // The fixed-order tensor-core GEMM of the batch-invariant mode: y[n, m] = x[n, k] · w[m, k]ᵀ
 // (+ bias[m]), x and w bf16 or f16 (the same dtype), y and bias f32.
 //
-// Every y element is reduced in one order whatever n is and whichever tile shape serves n:
-// acc = 0, then acc = mma_k16(x[i, 16g : 16g + 16], w[j, 16g : 16g + 16], acc) for g = 0, 1, …
-// in increasing g (one m16n8k16 tensor-core step each, f32 accumulation), then acc + bias[j].
-// No split of k, no atomics. So a row's bits do not depend on the batch, and the tile shape can
-// follow n: a few rows stream w through many small tiles near the memory bandwidth, many rows
-// use large tiles near the tensor-core rate.
+// Every y element is reduced in one order whatever n is and whichever tile shape serves n
+// (gemm_order.h): k is cut at h = gemm_cut(k) (k itself by default); for each part [0, h) and
+// [h, k), acc = 0, then acc = mma_k16(x[i, 16g : 16g + 16], w[j, 16g : 16g + 16], acc) for the
+// part's g in increasing order (one m16n8k16 tensor-core step each, f32 accumulation); then
+// (first + second) + bias[j] (first + bias[j] for one part). No atomics, and the cut depends on
+// k and the process's setting alone. So a row's bits do not depend on the batch, and the tile
+// shape can follow n: a few rows stream w through many small tiles near the memory bandwidth,
+// many rows use large tiles near the tensor-core rate.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,15 @@
 #include "core/tensor.h"
 
 namespace cairn::cuda {
+
+// The first part's length for products of depth k: k (one part) unless the split is on for
+// depths of at least gemm_split_from(), then k_split(k) (gemm_order.h). The split is off by
+// default; CAIRN_GEMM_SPLIT_K_FROM=<depth> sets it at start, set_gemm_split_from (0: off) at
+// run time, before the products whose bits are to be compared (the cut is part of the bits,
+// and captured graphs keep the cut they were captured with).
+int64_t gemm_cut(int64_t k);
+int64_t gemm_split_from();
+void set_gemm_split_from(int64_t depth);
 
 // Whether mma_gemm takes weight w [m, k]: bf16 or f16, k a positive multiple of 16, w's start
 // 16-byte aligned. A property of the weight alone, so every n of one weight takes one path.

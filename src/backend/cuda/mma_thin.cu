@@ -8,10 +8,14 @@
 // add per copy. Rows of x past XR are never staged: the A fragment's rows 8-15 (and rows past
 // XR) read row (r mod XR), whose outputs are never stored (an mma output (i, j) reads only row
 // i of A and column j of B).
+//
+// A cut k (gemm_order.h; off by default) runs thin_cut_kernel: the same k-tiles and steps, a
+// set of warps a part.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/gemm_order.h"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
@@ -170,8 +174,125 @@ __global__ void __launch_bounds__(WN * 32) thin_kernel(ThinProblem p) {
     }
 }
 
+// A cut k (gemm_order.h): two warp sets of WN warps, set 0 the first part, set 1 the second,
+// each through its own stages (S where two sets' fit kMaxSmem, else as many as do) on its own
+// named barrier, so an output's two chains run side by side.
+constexpr int kMaxSmem = 232448;  // an H100/H200 SM's 227 KiB
+
+template <int XR, int NT, int WN, int BK, int S>
+struct ThinCut : Thin<XR, NT, WN, BK, S> {
+  using One = Thin<XR, NT, WN, BK, S>;
+  static constexpr int kSetThreads = One::kThreads, kThreads = 2 * kSetThreads;
+  static constexpr int kBK = BK;
+  static constexpr int kStages =
+      2 * S * One::kStageBytes <= kMaxSmem ? S : kMaxSmem / (2 * One::kStageBytes);
+  static constexpr int kSetBytes = One::kStageBytes * kStages, kSmem = 2 * kSetBytes;
+  static_assert(kStages >= 2 && WN * NT * 4 * 32 * 4 <= kSetBytes);
+};
+
+__device__ __forceinline__ void bar_sync(int id, int threads) {  // id 1, 2: a set's barrier
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// One set's part: k-tiles first .. first + count − 1 through its stages at `base` into acc,
+// pipelined as thin_kernel's k-tiles are; x_at / w_at: the thread's pointers at k-tile 0.
+template <class C, int XR, int NT, typename T>
+__device__ __forceinline__ void run_part(const ThinProblem& p, const T* x_at, const T* w_at,
+                                         int c, int r0, uint32_t base, int first, int count,
+                                         int bar, const Frag<C, XR, NT>& f, float (&acc)[NT][4]) {
+  constexpr int S = C::kStages;
+  const int64_t k = p.k;
+  const int x_rows = p.n - static_cast<int>(blockIdx.y) * XR;
+  const int w_rows = p.m - static_cast<int>(blockIdx.x) * C::kBN;
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s)
+    if (s < count) copy_w<C, XR>(base + s * C::kStageBytes, w_at, k, first + s, c, r0, w_rows);
+  pdl_enter();
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < count) copy_x<C, XR>(base + s * C::kStageBytes, x_at, k, first + s, c, r0, x_rows);
+    commit();
+  }
+  for (int i = 0; i < count; ++i) {
+    wait_pending<S - 2>();
+    bar_sync(bar, C::kSetThreads);  // tile i is in; the set is done with the stage refilled
+    if (const int next = i + S - 1; next < count) {
+      const uint32_t stage = base + next % S * C::kStageBytes;
+      copy_x<C, XR>(stage, x_at, k, first + next, c, r0, x_rows);
+      copy_w<C, XR>(stage, w_at, k, first + next, c, r0, w_rows);
+    }
+    commit();
+    const uint32_t stage = base + i % S * C::kStageBytes;
+    const int steps = (p.k - (first + i) * C::kBK) / 16;
+    if (steps >= C::kChunks / 2)
+      mma_tile<C, XR, NT, T, true>(stage, f, steps, acc);
+    else
+      mma_tile<C, XR, NT, T, false>(stage, f, steps, acc);
+  }
+}
+
+// y = (first + second) + bias: set 1 leaves its sums in its own stages once all its warps are
+// done with them; set 0 adds them and stores.
+template <class C, int XR, int NT>
+__device__ __forceinline__ void finish_cut(const ThinProblem& p, uint8_t* smem, int set, int warp,
+                                           int lane, float (&acc)[NT][4]) {
+  float* sums = reinterpret_cast<float*>(smem + C::kSetBytes);
+  const auto at = [&](int nt, int e) { return ((warp * NT + nt) * 4 + e) * 32 + lane; };
+  if (set == 1) {
+    bar_sync(2, C::kSetThreads);
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sums[at(nt, e)] = acc[nt][e];
+  }
+  __syncthreads();
+  if (set == 1) return;
+  const int col0 = static_cast<int>(blockIdx.x) * C::kBN, row0 = static_cast<int>(blockIdx.y) * XR;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int row = row0 + lane / 4 + (e / 2) * 8;
+      const int col = col0 + (warp * NT + nt) * 8 + (lane % 4) * 2 + e % 2;
+      if (row >= p.n || row >= row0 + XR || col >= p.m) continue;
+      const float v = acc[nt][e] + sums[at(nt, e)];
+      p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
+    }
+}
+
 template <int XR, int NT, int WN, int BK, int S, typename T>
-void launch(const ThinProblem& p) {
+__global__ void __launch_bounds__(2 * WN * 32) thin_cut_kernel(ThinProblem p, int cut) {
+  using C = ThinCut<XR, NT, WN, BK, S>;
+  extern __shared__ __align__(128) uint8_t smem[];
+  const int set = static_cast<int>(threadIdx.x) / C::kSetThreads;
+  const int t = static_cast<int>(threadIdx.x) % C::kSetThreads, warp = t / 32, lane = t % 32;
+  const int col0 = static_cast<int>(blockIdx.x) * C::kBN, row0 = static_cast<int>(blockIdx.y) * XR;
+  const int c = t % C::kChunks, r0 = t / C::kChunks;
+  const T* x_at = static_cast<const T*>(p.x) + (row0 + r0) * int64_t{p.k} + c * 8;
+  const T* w_at = static_cast<const T*>(p.w) + (col0 + r0) * int64_t{p.k} + c * 8;
+  const TileOrder order = TileOrder::of(p.k, cut, BK);
+  const int first = set == 0 ? 0 : order.mid;
+  const int count = set == 0 ? order.mid : order.end - order.mid;
+  const Frag<C, XR, NT> f(warp, lane);
+  float acc[NT][4] = {};
+  run_part<C, XR, NT, T>(p, x_at, w_at, c, r0, shared_address(smem) + set * C::kSetBytes, first,
+                         count, 1 + set, f, acc);
+  finish_cut<C, XR, NT>(p, smem, set, warp, lane, acc);
+}
+
+template <int XR, int NT, int WN, int BK, int S, typename T>
+void launch_cut(const ThinProblem& p, int cut) {
+  using C = ThinCut<XR, NT, WN, BK, S>;
+  auto* kernel = thin_cut_kernel<XR, NT, WN, BK, S, T>;
+  static const bool allowed = (allow_smem(kernel, C::kSmem), true);
+  (void)allowed;
+  const dim3 grid((p.m + C::kBN - 1) / C::kBN, (p.n + XR - 1) / XR);
+  launch_kernel("thin_cut_kernel", kernel, grid, C::kThreads, C::kSmem, p, cut);
+}
+
+template <int XR, int NT, int WN, int BK, int S, typename T>
+void launch(const ThinProblem& p, int cut) {
+  if (cut < p.k) return launch_cut<XR, NT, WN, BK, S, T>(p, cut);
   using C = Thin<XR, NT, WN, BK, S>;
   auto* kernel = thin_kernel<XR, NT, WN, BK, S, T>;
   static const bool allowed = (allow_smem(kernel, C::kSmem), true);
@@ -182,18 +303,18 @@ void launch(const ThinProblem& p) {
 
 // XR: the rows of x a block stages, n rounded up to a power of two (16 past 8).
 template <int NT, int WN, int BK, int S, typename T>
-void launch_rows(const ThinProblem& p) {
-  if (p.n == 1) return launch<1, NT, WN, BK, S, T>(p);
-  if (p.n == 2) return launch<2, NT, WN, BK, S, T>(p);
-  if (p.n <= 4) return launch<4, NT, WN, BK, S, T>(p);
-  if (p.n <= 8) return launch<8, NT, WN, BK, S, T>(p);
-  launch<16, NT, WN, BK, S, T>(p);
+void launch_rows(const ThinProblem& p, int cut) {
+  if (p.n == 1) return launch<1, NT, WN, BK, S, T>(p, cut);
+  if (p.n == 2) return launch<2, NT, WN, BK, S, T>(p, cut);
+  if (p.n <= 4) return launch<4, NT, WN, BK, S, T>(p, cut);
+  if (p.n <= 8) return launch<8, NT, WN, BK, S, T>(p, cut);
+  launch<16, NT, WN, BK, S, T>(p, cut);
 }
 
 struct Config {
   const char* name;
-  void (*bf16)(const ThinProblem&);
-  void (*f16)(const ThinProblem&);
+  void (*bf16)(const ThinProblem&, int);
+  void (*f16)(const ThinProblem&, int);
 };
 
 #define CAIRN_THIN(NT, WN, BK, S)                                                    \
@@ -230,9 +351,9 @@ int mma_thin_pick(int64_t n, int64_t m) {
   return n <= 16 ? 1 : 0;
 }
 
-void mma_thin(const ThinProblem& p, bool bf16, int config) {
+void mma_thin(const ThinProblem& p, int cut, bool bf16, int config) {
   if (p.n == 0 || p.m == 0) return;
-  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p);
+  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 
 }  // namespace cairn::cuda

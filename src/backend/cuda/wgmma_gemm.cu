@@ -8,7 +8,7 @@
 // copies are issued (one group in flight, so the stage a refill takes is that of two tiles
 // back). An output (i, j) of a tensor-core step reads row i of A and column j of B alone, so
 // rows of w past m and of x past n (stale shared memory, or the accelerator's zeros) reach only
-// outputs that are never stored.
+// outputs that are never stored. A cut k (gemm_order.h; off by default) runs wgmma_cut_kernel.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/gemm_order.h"
 #include "backend/cuda/mma_tile.cuh"
 #include "backend/cuda/tensor_map.h"
 #include "backend/cuda/tma.cuh"
@@ -148,11 +149,66 @@ __global__ void __launch_bounds__(C::kThreads)
   store_tile<C>(p, x0, w0, acc);
 }
 
+// y = (first + second) + bias for a cut k.
+template <class C>
+__device__ __forceinline__ void store_cut(const ThinProblem& p, int x0, int w0,
+                                          float (&first)[C::kN / 2],
+                                          const float (&second)[C::kN / 2]) {
+#pragma unroll
+  for (int i = 0; i < C::kN / 2; ++i) first[i] += second[i];
+  store_tile<C>(p, x0, w0, first);
+}
+
+// A cut k (gemm_order.h): the k-tiles in TileOrder, the parts taking turns, each into its own
+// accumulators, so the group left running is the other part's.
+template <class C, typename T, int S, bool Tma>
+__global__ void __launch_bounds__(C::kThreads)
+    wgmma_cut_kernel(ThinProblem p, const __grid_constant__ Maps maps, int cut) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = (mma::shared_address(smem) + 1023) & ~1023u;
+  const uint32_t bars = base + S * C::kStageBytes;  // stage s's barrier: bars + 8s
+  const int x0 = static_cast<int>(blockIdx.x) * C::kN, w0 = static_cast<int>(blockIdx.y) * C::kBM;
+  const uint32_t a_off = static_cast<uint32_t>(threadIdx.x) / 128 * 64 * C::kRowBytes;
+  const TileOrder order = TileOrder::of(p.k, cut, C::kTileK);
+  if (Tma && threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) tma::barrier_init(bars + 8 * s, 1);
+    tma::fence_barrier_init();
+  }
+  if (Tma) __syncthreads();
+  auto load = [&](int j) {  // position j of the order, into stage j % S
+    if (j < order.end)
+      load_tile<C, T, Tma>(base + j % S * C::kStageBytes, bars + 8 * (j % S), p, maps, x0, w0,
+                           order.tile(j));
+    else if (!Tma)
+      mma::commit();
+  };
+  for (int s = 0; s < S - 2; ++s) load(s);
+  float first[C::kN / 2] = {}, second[C::kN / 2] = {};
+  for (int j = 0; j < order.end; ++j) {
+    wait_tile<Tma, S>(bars + 8 * (j % S), j);
+    __syncthreads();  // as wgmma_gemm_kernel's loop, by position
+    load(j + S - 2);
+    const uint32_t stage = base + j % S * C::kStageBytes;
+    const int steps = min(C::kTileK / 16, (p.k - order.tile(j) * C::kTileK) / 16);
+    if (order.part(j) == 0)
+      issue_tile<C, T>(stage, a_off, steps, first);
+    else
+      issue_tile<C, T>(stage, a_off, steps, second);
+    wg::wait<1>();
+    wg::pin(first);
+    wg::pin(second);
+  }
+  wg::wait<0>();
+  wg::pin(first);
+  wg::pin(second);
+  store_cut<C>(p, x0, w0, first, second);
+}
+
 template <int G, int N, int S, bool Tma, typename T>
-void launch(const ThinProblem& p) {
+void launch(const ThinProblem& p, int cut) {
   using C = Wg<G, N, S>;
-  auto* kernel = wgmma_gemm_kernel<C, T, S, Tma>;
-  static const bool allowed = (allow_smem(kernel, C::kSmem), true);
+  static const bool allowed = (allow_smem(wgmma_gemm_kernel<C, T, S, Tma>, C::kSmem),
+                               allow_smem(wgmma_cut_kernel<C, T, S, Tma>, C::kSmem), true);
   (void)allowed;
   Maps maps{};
   if (Tma) {
@@ -163,14 +219,18 @@ void launch(const ThinProblem& p) {
   // x tiles inner: the blocks of one w tile run together and read it from DRAM once.
   const dim3 grid((p.n + N - 1) / N, (p.m + C::kBM - 1) / C::kBM);
   // Not overlapped with the kernel ahead, as mma_gemm's tiles (mma_gemm.cu).
-  kernel<<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps);
+  if (cut < p.k) {
+    wgmma_cut_kernel<C, T, S, Tma><<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps, cut);
+    return check_launch("wgmma_cut_kernel");
+  }
+  wgmma_gemm_kernel<C, T, S, Tma><<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps);
   check_launch("wgmma_gemm_kernel");
 }
 
 struct Config {
   const char* name;
-  void (*bf16)(const ThinProblem&);
-  void (*f16)(const ThinProblem&);
+  void (*bf16)(const ThinProblem&, int);
+  void (*f16)(const ThinProblem&, int);
 };
 
 #define CAIRN_WG(G, N, S, BM)                                                                   \
@@ -242,9 +302,9 @@ int wgmma_gemm_pick(int64_t n, int64_t m) {
   return 2 * (fits(32) ? 0 : fits(64) ? 1 : 2) + first;
 }
 
-void wgmma_gemm(const ThinProblem& p, bool bf16, int config) {
+void wgmma_gemm(const ThinProblem& p, int cut, bool bf16, int config) {
   if (p.n == 0 || p.m == 0) return;
-  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p);
+  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 
 }  // namespace cairn::cuda

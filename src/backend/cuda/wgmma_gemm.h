@@ -34,6 +34,7 @@ int wgmma_gemm_pick(int64_t n, int64_t m);
 
 // Launches config `config` on stream(); bf16 weights when `bf16`, else f16. Any n and m; k a
 // multiple of 16 (mma_gemm_supports). Only where wgmma_gemm_available().
-void wgmma_gemm(const ThinProblem& p, bool bf16, int config);
+// cut: where k is cut (gemm_order.h; k: not cut).
+void wgmma_gemm(const ThinProblem& p, int cut, bool bf16, int config);
 
 }  // namespace cairn::cuda

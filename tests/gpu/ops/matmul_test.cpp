@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cuda/gemm_agreement.h"
+#include "backend/cuda/gemm_order.h"
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/mma_gemm.h"
 #include "backend/cuda/wgmma_gemm.h"
@@ -237,8 +238,16 @@ TEST(CudaMatmul, EveryTileGivesTheSameBits) {
   }
 }
 
+// The fixed order with k cut in two (set_gemm_split_from) for the scope's life.
+struct SplitScope {
+  int64_t saved = cuda::gemm_split_from();
+  explicit SplitScope(int64_t from) { cuda::set_gemm_split_from(from); }
+  ~SplitScope() { cuda::set_gemm_split_from(saved); }
+};
+
 // On Hopper, cuBLASLt's fixed algorithm (no split-K) and the tensor-core GEMM compute the
-// same bits, so prefill-sized batches take cuBLASLt. Where this fails, rows stay invariant (the
+// same bits, with k whole and cut (one cuBLASLt product a part), so prefill-sized batches take
+// cuBLASLt. Where this fails, rows stay invariant (the
 // tensor-core GEMM serves every n) but prefill runs at about half the rate: worth knowing.
 TEST(CudaMatmul, FixedCublasAgreesWithTensorCoreGemm) {
   CAIRN_NEED_GPU();
@@ -246,15 +255,87 @@ TEST(CudaMatmul, FixedCublasAgreesWithTensorCoreGemm) {
   for (auto [m, k] : {std::pair<int64_t, int64_t>{4096, 4096}, {1024, 4096}, {4096, 14336}}) {
     Tensor wd = to_device(random_host({m, k}, DType::kBF16, rng, 0.05f));
     Tensor bd = to_device(random_host({m}, DType::kF32, rng));
-    for (const Tensor* bias : std::initializer_list<const Tensor*>{nullptr, &bd}) {
-      cuda::GemmLtShape cls;
-      cls.m = m;
-      cls.k = k;
-      cls.dtype = DType::kBF16;
-      cls.bias = bias != nullptr;
-      EXPECT_TRUE(cuda::lt_agrees_with_mma(cls, wd, bias ? bias->data<float>() : nullptr))
-          << "[" << m << ", " << k << "] bias " << (bias != nullptr);
+    for (int64_t split_from : {0, 512}) {  // k whole (the default), and cut
+      SplitScope split(split_from);
+      for (const Tensor* bias : std::initializer_list<const Tensor*>{nullptr, &bd}) {
+        cuda::GemmLtShape cls;
+        cls.m = m;
+        cls.k = k;
+        cls.dtype = DType::kBF16;
+        cls.bias = bias != nullptr;
+        EXPECT_TRUE(cuda::lt_agrees_with_mma(cls, wd, bias ? bias->data<float>() : nullptr))
+            << "[" << m << ", " << k << "] bias " << (bias != nullptr) << " cut at "
+            << cuda::gemm_cut(k);
+      }
     }
+  }
+}
+
+// w with the columns of k outside [from, to) zeroed (host, bf16).
+Tensor keep_columns(const Tensor& w, int64_t from, int64_t to) {
+  Tensor out = Tensor::empty(w.shape(), w.dtype());
+  std::memcpy(out.raw(), w.raw(), w.nbytes());
+  auto* rows = static_cast<uint16_t*>(out.raw());
+  const int64_t k = w.dim(1);
+  for (int64_t r = 0; r < w.dim(0); ++r)
+    for (int64_t c = 0; c < k; ++c)
+      if (c < from || c >= to) rows[r * k + c] = 0;
+  return out;
+}
+
+// The order every tile follows with k cut (gemm_order.h): y = (first part + second part) +
+// bias, each part a chain from zero. With the other part's weights zeroed a product gives one
+// part's sum exactly (its zero chain adds +0), so the whole product must be their f32 sum, then
+// the bias, bit for bit, at the row counts of the thin, wgmma or mma and cuBLASLt paths.
+TEST(CudaMatmul, TheOrderAddsTwoPartsOfK) {
+  CAIRN_NEED_GPU();
+  InvariantScope scope(true);
+  SplitScope split(512);
+  std::mt19937 rng(31);
+  for (auto [m, k] : {std::pair<int64_t, int64_t>{1000, 4096}, {300, 1040}, {4096, 14336}}) {
+    const int64_t h = cuda::gemm_cut(k);
+    ASSERT_EQ(cuda::k_split(k), h);
+    const Tensor w = random_host({m, k}, DType::kBF16, rng, 0.05f);
+    const Tensor bias = random_host({m}, DType::kF32, rng);
+    const Tensor wd = to_device(w), bd = to_device(bias);
+    const Tensor first = to_device(keep_columns(w, 0, h)), second = to_device(keep_columns(w, h, k));
+    for (int64_t n : {1, 7, 17, 64, 130, 300}) {
+      const Tensor x = to_device(random_host({n, k}, DType::kF32, rng));
+      const Tensor y = first_rows_product(x, n, wd, &bd);
+      const Tensor a = first_rows_product(x, n, first, nullptr);
+      const Tensor b = first_rows_product(x, n, second, nullptr);
+      int64_t differ = 0;
+      for (int64_t i = 0; i < n * m; ++i) {
+        const float want = (a.data<float>()[i] + b.data<float>()[i]) + bias.data<float>()[i % m];
+        differ += std::memcmp(&want, y.data<float>() + i, sizeof(float)) != 0;
+      }
+      EXPECT_EQ(0, differ) << "w [" << m << ", " << k << "] at n " << n << " ("
+                           << cuda::mma_gemm_tile_name(n, m) << ")";
+    }
+  }
+}
+
+// With k cut, rows stay independent of the batch and every tile gives the same bits (the
+// default's tests above, on the two-part order).
+TEST(CudaMatmul, CutOrderKeepsRowsAndTiles) {
+  CAIRN_NEED_GPU();
+  InvariantScope scope(true);
+  SplitScope split(512);
+  std::mt19937 rng(32);
+  check_rows_independent(4096, 4096, DType::kBF16, {1, 3, 16, 17, 64, 300}, rng);
+  check_rows_independent(1024, 14336, DType::kBF16, {1, 5, 32, 65, 130}, rng);
+  check_rows_independent(300, 1040, DType::kF16, {1, 9, 40, 129}, rng);
+  const Tensor x = to_device(random_host({40, 2064}, DType::kF32, rng));
+  const Tensor w = to_device(random_host({17000, 2064}, DType::kBF16, rng));
+  Tensor yd = poisoned_device({40, 17000}, DType::kF32);
+  ops::matmul(x, w, nullptr, yd);
+  const Tensor picked = to_host(yd);
+  for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+    cuda::force_mma_tile(tile);
+    Tensor forced = poisoned_device({40, 17000}, DType::kF32);
+    ops::matmul(x, w, nullptr, forced);
+    cuda::force_mma_tile("");
+    EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes())) << tile;
   }
 }
 
