@@ -1,5 +1,6 @@
-// The fixed-order cuBLASLt run and the agreement probe (gemm_agreement.h): y from both kernels on kAgreementProbeRows random
-// rows, compared byte for byte on the host; one answer per shape class for the process.
+// The fixed-order cuBLASLt run and the agreement probe (gemm_agreement.h): y from both kernels on
+// kAgreementProbeRows random rows, compared byte for byte on the host; one answer per shape class
+// for the process.
 #include "backend/cuda/gemm_agreement.h"
 
 #include <cstring>

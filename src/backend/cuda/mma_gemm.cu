@@ -4,9 +4,9 @@
 // tiles ahead (cp.async), read by ldmatrix, multiplied by mma.sync m16n8k16 into f32
 // accumulators that start at zero. Every shape walks k the same way, so every shape gives
 // every element the same bits (mma_gemm.h). A cut k (gemm_order.h; off by default) runs
-// mma_gemm_cut_kernel, two accumulator sets whose k-tiles take turns. Up to 16 rows (32 for narrow w) the thin kernels
-// (mma_thin.cu) serve; on Hopper, up to 128 the wgmma tiles (wgmma_gemm.cu), whose k16 steps
-// give the bits of mma.sync's.
+// mma_gemm_cut_kernel, two accumulator sets whose k-tiles take turns. Up to 16 rows (32 for narrow
+// w) the thin kernels (mma_thin.cu) serve; on Hopper, up to 128 the wgmma tiles (wgmma_gemm.cu),
+// whose k16 steps give the bits of mma.sync's.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>

@@ -197,9 +197,9 @@ __device__ __forceinline__ void bar_sync(int id, int threads) {  // id 1, 2: a s
 // One set's part: k-tiles first .. first + count − 1 through its stages at `base` into acc,
 // pipelined as thin_kernel's k-tiles are; x_at / w_at: the thread's pointers at k-tile 0.
 template <class C, int XR, int NT, typename T>
-__device__ __forceinline__ void run_part(const ThinProblem& p, const T* x_at, const T* w_at,
-                                         int c, int r0, uint32_t base, int first, int count,
-                                         int bar, const Frag<C, XR, NT>& f, float (&acc)[NT][4]) {
+__device__ __forceinline__ void run_part(const ThinProblem& p, const T* x_at, const T* w_at, int c,
+                                         int r0, uint32_t base, int first, int count, int bar,
+                                         const Frag<C, XR, NT>& f, float (&acc)[NT][4]) {
   constexpr int S = C::kStages;
   const int64_t k = p.k;
   const int x_rows = p.n - static_cast<int>(blockIdx.y) * XR;

@@ -298,7 +298,8 @@ TEST(CudaMatmul, TheOrderAddsTwoPartsOfK) {
     const Tensor w = random_host({m, k}, DType::kBF16, rng, 0.05f);
     const Tensor bias = random_host({m}, DType::kF32, rng);
     const Tensor wd = to_device(w), bd = to_device(bias);
-    const Tensor first = to_device(keep_columns(w, 0, h)), second = to_device(keep_columns(w, h, k));
+    const Tensor first = to_device(keep_columns(w, 0, h)),
+                 second = to_device(keep_columns(w, h, k));
     for (int64_t n : {1, 7, 17, 64, 130, 300}) {
       const Tensor x = to_device(random_host({n, k}, DType::kF32, rng));
       const Tensor y = first_rows_product(x, n, wd, &bd);

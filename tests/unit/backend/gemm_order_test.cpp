@@ -26,7 +26,7 @@ TEST(GemmOrder, SplitIsHalfOfKOnA256Boundary) {
     const int64_t first = k_split(k);
     ASSERT_EQ(0, first % 256) << k;
     ASSERT_GE(first, 256) << k;
-    ASSERT_LE(first, k - first) << k;           // the second part is the longer
+    ASSERT_LE(first, k - first) << k;        // the second part is the longer
     ASSERT_LT(k - first, first + 512) << k;  // and about as long
   }
 }
@@ -71,7 +71,8 @@ TEST(GemmOrder, LlamaShapes) {
   EXPECT_EQ(112, down.tile(1));
   EXPECT_EQ(1, down.tile(2));
   EXPECT_EQ(223, down.tile(223));
-  const TileOrder short_tail = TileOrder::of(1040, k_split(1040), 256);  // 512 | 512 + a 16-value tile
+  const TileOrder short_tail =
+      TileOrder::of(1040, k_split(1040), 256);  // 512 | 512 + a 16-value tile
   EXPECT_EQ(2, short_tail.mid);
   EXPECT_EQ(5, short_tail.end);
   const int want[] = {0, 2, 1, 3, 4};
