@@ -207,9 +207,6 @@ __global__ void __launch_bounds__(C::kThreads)
 template <int G, int N, int S, bool Tma, typename T>
 void launch(const ThinProblem& p, int cut) {
   using C = Wg<G, N, S>;
-  static const bool allowed = (allow_smem(wgmma_gemm_kernel<C, T, S, Tma>, C::kSmem),
-                               allow_smem(wgmma_cut_kernel<C, T, S, Tma>, C::kSmem), true);
-  (void)allowed;
   Maps maps{};
   if (Tma) {
     constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
@@ -220,9 +217,13 @@ void launch(const ThinProblem& p, int cut) {
   const dim3 grid((p.n + N - 1) / N, (p.m + C::kBM - 1) / C::kBM);
   // Not overlapped with the kernel ahead, as mma_gemm's tiles (mma_gemm.cu).
   if (cut < p.k) {
+    static const bool allowed = (allow_smem(wgmma_cut_kernel<C, T, S, Tma>, C::kSmem), true);
+    (void)allowed;
     wgmma_cut_kernel<C, T, S, Tma><<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps, cut);
     return check_launch("wgmma_cut_kernel");
   }
+  static const bool allowed = (allow_smem(wgmma_gemm_kernel<C, T, S, Tma>, C::kSmem), true);
+  (void)allowed;
   wgmma_gemm_kernel<C, T, S, Tma><<<grid, C::kThreads, C::kSmem, stream()>>>(p, maps);
   check_launch("wgmma_gemm_kernel");
 }
