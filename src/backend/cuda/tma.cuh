@@ -24,6 +24,15 @@ __device__ __forceinline__ void arrive_expect(uint32_t bar, uint32_t bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
 }
+// One arrival on `bar`, none where `on` is false: predicated, not branched, so that no
+// divergent path lies between a warpgroup's wgmma groups (ptxas would serialise them).
+__device__ __forceinline__ void arrive(uint32_t bar, bool on) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n" ::
+          "r"(bar),
+      "r"(static_cast<int>(on))
+      : "memory");
+}
 __device__ __forceinline__ bool try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
   asm volatile(

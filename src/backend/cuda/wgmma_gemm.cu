@@ -1,14 +1,13 @@
 // wgmma_gemm (wgmma_gemm.h): a block of G warpgroups computes y[r0 : r0 + N, c0 : c0 + 64G]
-// transposed — warpgroup g's wgmma A operand is 64 rows of w, its B operand the block's N rows
-// of x, D[w row][x row] — over k-tiles of 64 in S shared-memory stages, in mma_tile.cuh's
-// swizzled layout, which is wgmma's 128-byte swizzle. Tiles are loaded S − 2 ahead, by every
-// thread (cp.async) or by the tensor memory accelerator (one thread issues a stage's two boxes,
-// which complete on the stage's barrier; tma.cuh). Per k-tile the warpgroup issues its k16
+// over k-tiles of 64 in S shared-memory stages (wgmma_tile.cuh). Tiles are loaded S − 2 ahead, by
+// every thread (cp.async) or by the tensor memory accelerator (one thread issues a stage's two
+// boxes, which complete on the stage's barrier; tma.cuh). Per k-tile the warpgroup issues its k16
 // steps in increasing k as one group and leaves it running while the next tile's barrier and
 // copies are issued (one group in flight, so the stage a refill takes is that of two tiles
 // back). An output (i, j) of a tensor-core step reads row i of A and column j of B alone, so
 // rows of w past m and of x past n (stale shared memory, or the accelerator's zeros) reach only
-// outputs that are never stored. A cut k (gemm_order.h; off by default) runs wgmma_cut_kernel.
+// outputs that are never stored. A cut k (gemm_order.h; off by default) runs wgmma_cut_kernel;
+// the tiles of several k-tiles a stage are wgmma_stream.cu's.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -23,26 +22,16 @@
 #include "backend/cuda/tma.cuh"
 #include "backend/cuda/wgmma.cuh"
 #include "backend/cuda/wgmma_gemm.h"
+#include "backend/cuda/wgmma_stream.h"
+#include "backend/cuda/wgmma_tile.cuh"
 
 namespace cairn::cuda {
 namespace {
 
-template <int G, int N, int S>
-struct Wg {
-  static constexpr int kBM = 64 * G;  // rows of w a block
-  static constexpr int kN = N;        // rows of x a block
-  static constexpr int kThreads = 128 * G;
-  static constexpr int kTileK = 64, kRowBytes = 128, kChunksPerRow = 8;
-  static constexpr int kABytes = kBM * kRowBytes, kStageBytes = (kBM + N) * kRowBytes;
-  // + slack to align the stages to 1 KiB, then a barrier a stage
-  static constexpr int kSmem = kStageBytes * S + 1024 + 8 * S;
-  static_assert(kStageBytes % 1024 == 0 && N % 32 == 0 && S >= 3);
-};
-
-// The accelerator's maps of w (boxes of kBM rows) and x (kN rows); unused by cp.async tiles.
-struct Maps {
-  CUtensorMap w, x;
-};
+using wgt::issue_tile;
+using wgt::Maps;
+using wgt::store_tile;
+using wgt::Wg;
 
 // Tile kt's copies into stage `stage`: by every thread (cp.async, one commit group a tile), or
 // by thread 0 (two boxes completing on barrier `bar`).
@@ -73,41 +62,6 @@ __device__ __forceinline__ void wait_tile(uint32_t bar, int kt) {
     mma::wait_pending<S - 3>();
     wg::fence_proxy_async();
   }
-}
-
-// Thread t's register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of its
-// warpgroup's 64, x row 8j + 2(t % 4) + e % 2 (wgmma.cuh).
-template <class C>
-__device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
-                                           const float (&acc)[C::kN / 2]) {
-  const int t = static_cast<int>(threadIdx.x), lane = t % 32;
-  const int w_row = w0 + t / 128 * 64 + t / 32 % 4 * 16 + lane / 4;
-#pragma unroll
-  for (int j = 0; j < C::kN / 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int row = x0 + 8 * j + 2 * (lane % 4) + e % 2, col = w_row + 8 * (e / 2);
-      if (row >= p.n || col >= p.m) continue;
-      const float v = acc[4 * j + e];
-      p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
-    }
-}
-
-// The warpgroup's k16 steps of the tile in `stage` (the first `steps`), as one group.
-template <class C, typename T>
-__device__ __forceinline__ void issue_tile(uint32_t stage, uint32_t a_off, int steps,
-                                           float (&acc)[C::kN / 2]) {
-  const uint64_t a = wg::tile_descriptor(stage + a_off);
-  const uint64_t b = wg::tile_descriptor(stage + C::kABytes);
-  wg::pin(acc);
-  wg::fence();
-  if (steps == C::kTileK / 16) {
-#pragma unroll
-    for (int s = 0; s < C::kTileK / 16; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
-  } else {  // the last k-tile of a k that is not a multiple of 64
-    for (int s = 0; s < steps; ++s) wg::wgmma_k16<T, C::kN>(acc, a + 2 * s, b + 2 * s);
-  }
-  wg::commit();
 }
 
 template <class C, typename T, int S, bool Tma>
@@ -264,7 +218,8 @@ bool wgmma_gemm_available() {
 }
 
 namespace {
-// CAIRN_WGMMA: 0 (off), cp (the cp.async-loaded tiles), else the accelerator-loaded ones.
+// CAIRN_WGMMA: 0 (off), cp (the cp.async-loaded tiles), tma (the accelerator-loaded ones of
+// wgmma_gemm_kernel alone), ws<suffix> (wgmma_gemm_pick), else the default.
 std::string env_mode() {
   const char* v = std::getenv("CAIRN_WGMMA");
   return v ? v : "";
@@ -277,25 +232,29 @@ bool wgmma_gemm_on() {
 }
 
 const char* wgmma_gemm_family() {
-  static const char* family = env_mode() == "cp" ? "wg" : "wt";
+  static const char* family = env_mode() == "cp"                                      ? "wg"
+                              : env_mode() == "tma" || env_mode().rfind("ws", 0) == 0 ? "wt"
+                                                                                      : "ws";
   return family;
 }
 
+// Configs past kConfigCount are wgmma_stream's.
 int wgmma_gemm_configs() {
-  return kConfigCount;
+  return kConfigCount + wgmma_stream_configs();
 }
 
 const char* wgmma_gemm_name(int config) {
-  return kConfigs[config].name;
+  return config < kConfigCount ? kConfigs[config].name : wgmma_stream_name(config - kConfigCount);
 }
 
+namespace {
 // Wide products (gate|up, the LM head): 64 rows of x by 128 of w a block, past 64 rows of x
 // 128 by 128. The rest: the narrowest x tile whose blocks fit the GPU in one wave (at 12-16
 // stages), else 64 by 64 at 6 stages, two blocks an SM (q|k|v at 128 rows: 30.9 µs against
 // 49.3 at 12 stages on an H200). The thinnest product step chain per SM wins: a block's k16
 // steps run one after another, ~100 ns each.
-int wgmma_gemm_pick(int64_t n, int64_t m) {
-  static const int first = std::string(wgmma_gemm_family()) == "wt" ? 1 : 0;
+int own_pick(int64_t n, int64_t m) {
+  static const int first = std::string(wgmma_gemm_family()) == "wg" ? 0 : 1;
   const auto fits = [&](int64_t rows) {
     return (n + rows - 1) / rows * ((m + 63) / 64) <= sm_count();
   };
@@ -303,8 +262,46 @@ int wgmma_gemm_pick(int64_t n, int64_t m) {
   return 2 * (fits(32) ? 0 : fits(64) ? 1 : 2) + first;
 }
 
+// The wgmma_stream config of accelerator tile `config`'s rows, with `suffix` in its name and
+// as many k-tiles in flight (S · KT), where there is one, else `config`.
+int same_depth(int config, const std::string& suffix) {
+  const std::string own = kConfigs[config].name;
+  if (suffix.empty() || own.rfind("wt", 0) != 0) return config;
+  const size_t at_s = own.find('s');
+  const int depth = std::atoi(own.c_str() + at_s + 1);
+  const std::string rows = "ws" + own.substr(2, at_s - 1);  // "ws64x64s"
+  for (int c = 0; c < wgmma_stream_configs(); ++c) {
+    const std::string name = wgmma_stream_name(c);
+    if (name.rfind(rows, 0) != 0 || name.find(suffix) == std::string::npos) continue;
+    const size_t at_k = name.rfind('k');
+    if (std::atoi(name.c_str() + rows.size()) * std::atoi(name.c_str() + at_k + 1) == depth)
+      return kConfigCount + c;
+  }
+  return config;
+}
+}  // namespace
+
+// The tiles of one block an SM (12-16 stages; the narrow products up to the rows that fill
+// the GPU once) take 2 k-tiles a stage, loaded by a warp of their own (wgmma_stream): a
+// block's time was per k-tile more than per byte (down at 128 rows 80.3 → 60.5 µs, at 64
+// 69.2 → 53.7; o 30.5 → 27.3 and 27.6 → 25.7 on an H200). CAIRN_WGMMA=tma: own_pick's alone;
+// CAIRN_WGMMA=ws<suffix> (e.g. wsk1w2): every accelerator tile as same_depth's (comparisons).
+int wgmma_gemm_pick(int64_t n, int64_t m) {
+  static const std::string mode = env_mode();
+  const int own = own_pick(n, m);
+  if (mode.rfind("ws", 0) == 0) return same_depth(own, mode.substr(2));
+  if (std::string(wgmma_gemm_family()) != "ws") return own;
+  const std::string name = kConfigs[own].name;
+  const int stages = std::atoi(name.c_str() + name.find('s') + 1);
+  return stages >= 12 ? same_depth(own, "k2w1") : own;
+}
+
 void wgmma_gemm(const ThinProblem& p, int cut, bool bf16, int config) {
   if (p.n == 0 || p.m == 0) return;
+  if (config >= kConfigCount) {  // a streamed tile; a cut k takes the picked tile's cut kernel
+    if (cut >= p.k) return wgmma_stream(p, bf16, config - kConfigCount);
+    config = own_pick(p.n, p.m);
+  }
   (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 

@@ -21,11 +21,13 @@ bool wgmma_gemm_available();
 // Whether batched decode takes these tiles: where available, unless CAIRN_WGMMA=0 (read once;
 // for comparisons: every tile gives the same bits).
 bool wgmma_gemm_on();
-// The family wgmma_gemm_pick takes: "wt" (loaded by the tensor memory accelerator), or "wg"
-// (by cp.async) when CAIRN_WGMMA=cp.
+// The family wgmma_gemm_pick takes: "ws" (the default: wgmma_stream's tiles where they won,
+// else the "wt" ones), "wt" (loaded by the tensor memory accelerator; CAIRN_WGMMA=tma), or "wg"
+// (by cp.async; CAIRN_WGMMA=cp).
 const char* wgmma_gemm_family();
 
-// How many configs there are, and config c's name ("wg" rows of x "x" rows of w "s" stages).
+// How many configs there are (wgmma_stream's past this file's own), and config c's name ("wg"
+// rows of x "x" rows of w "s" stages; wgmma_stream.h).
 int wgmma_gemm_configs();
 const char* wgmma_gemm_name(int config);
 

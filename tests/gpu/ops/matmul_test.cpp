@@ -199,9 +199,12 @@ TEST(CudaMatmul, InvariantShapesCoverEveryTile) {
   for (auto [n, m] : cases) seen.insert(cuda::mma_gemm_tile_name(n, m));
   std::set<std::string> want = {"thin:nt1w4k256s2", "thin:nt1w4k256s4", "thin:nt2w4k256s3",
                                 "128x32", "128x128"};
-  if (cuda::wgmma_gemm_on())
+  const std::string family = cuda::wgmma_gemm_on() ? cuda::wgmma_gemm_family() : "";
+  if (family == "ws")
+    want.insert({"ws32x64s8k2w1", "ws64x64s6k2w1", "wt64x64s6", "wt64x128s4", "wt128x128s6"});
+  else if (!family.empty())
     for (const char* tile : {"32x64s16", "64x64s12", "64x64s6", "64x128s4", "128x128s6"})
-      want.insert(std::string(cuda::wgmma_gemm_family()) + tile);
+      want.insert(family + tile);
   else
     want.insert({"64x32", "64x128"});
   EXPECT_EQ(seen, want);

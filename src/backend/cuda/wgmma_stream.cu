@@ -1,0 +1,173 @@
+// wgmma_stream (wgmma_stream.h): wgmma_gemm's tiles (wgmma_tile.cuh), KT k-tiles of 64 a stage,
+// loaded by a warp of their own.
+//
+// One extra warp (lane 0) issues each stage's 2·KT boxes (tma.cuh) onto the stage's `full`
+// barrier, as far ahead as the stages allow: before refilling stage s it waits on the stage's
+// `empty` barrier, on which every consumer warp arrives once its warpgroup's group of the
+// stage has completed. The consumer warpgroups wait on `full`, issue the stage's 4·KT k16 steps
+// in increasing k as one group, and leave W groups running (wg::wait<W>), so the stage they
+// release is the one W back. A block's time was more per k-tile than per byte (docs/cuda.md):
+// 2 k-tiles a stage halve the waits, the commits and the barrier round trips per k16 step.
+// Past k the boxes arrive as zeros (and count as bytes) and no step reads them.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/mma_tile.cuh"
+#include "backend/cuda/tensor_map.h"
+#include "backend/cuda/tma.cuh"
+#include "backend/cuda/wgmma_stream.h"
+#include "backend/cuda/wgmma_tile.cuh"
+
+namespace cairn::cuda {
+namespace {
+
+using wgt::Maps;
+
+// A tile C (wgt::Wg: 64G rows of w by N of x, S stages), KT k-tiles of 64 a stage, W + 1 of a
+// warpgroup's groups (a stage each) in flight. A stage: the KT w tiles (64G rows of 128 bytes
+// each), then the KT x tiles (N rows), each 1,024-byte aligned.
+template <class C, int KT, int W>
+struct Streamed {
+  static constexpr int kKT = KT, kW = W, kS = C::kStages;
+  static constexpr int kWBytes = C::kBM * C::kRowBytes, kXBytes = C::kN * C::kRowBytes;
+  static constexpr int kStageBytes = KT * (kWBytes + kXBytes);
+  static constexpr int kConsumerWarps = 4 * C::kG;
+  static constexpr int kThreads = 32 * kConsumerWarps + 32;  // + the loading warp
+  // the stages, 1 KiB of alignment slack, then a full and an empty barrier a stage
+  static constexpr int kSmem = kStageBytes * kS + 1024 + 16 * kS;
+  static_assert(W >= 1 && W < kS && kSmem <= 227 * 1024);
+};
+
+// Lane 0 of the loading warp: every stage's boxes, into stage j % S once the consumers have
+// released its use before.
+template <class C, class K>
+__device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t empty,
+                        int stages) {
+  const int x0 = static_cast<int>(blockIdx.x) * C::kN;
+  const int w0 = static_cast<int>(blockIdx.y) * C::kBM;
+  for (int j = 0; j < stages; ++j) {
+    const int s = j % K::kS;
+    if (j >= K::kS) tma::wait(empty + 8 * s, static_cast<uint32_t>(j / K::kS - 1) & 1);
+    const uint32_t stage = base + s * K::kStageBytes, bar = full + 8 * s;
+    tma::arrive_expect(bar, K::kStageBytes);
+#pragma unroll
+    for (int u = 0; u < K::kKT; ++u) {
+      const int k0 = (j * K::kKT + u) * C::kTileK;
+      tma::load_2d(stage + u * K::kWBytes, &maps.w, k0, w0, bar);
+      tma::load_2d(stage + K::kKT * K::kWBytes + u * K::kXBytes, &maps.x, k0, x0, bar);
+    }
+  }
+}
+
+// Warpgroup g = t / 128: w rows 64g of the block's, each stage's k16 steps as one group, in
+// increasing k; W groups left running while the next is issued.
+template <class C, class K, typename T>
+__device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint32_t empty,
+                        int stages) {
+  const uint32_t a_off = static_cast<uint32_t>(threadIdx.x) / 128 * 64 * C::kRowBytes;
+  const uint32_t b_off = K::kKT * K::kWBytes;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  float acc[C::kN / 2] = {};
+  for (int j = 0; j < stages; ++j) {
+    const int s = j % K::kS;
+    const uint32_t stage = base + s * K::kStageBytes;
+    tma::wait(full + 8 * s, static_cast<uint32_t>(j / K::kS) & 1);
+    wg::pin(acc);
+    wg::fence();
+#pragma unroll
+    for (int u = 0; u < K::kKT; ++u)
+      wgt::k16_steps<T, C::kN>(wg::tile_descriptor(stage + u * K::kWBytes + a_off),
+                               wg::tile_descriptor(stage + b_off + u * K::kXBytes),
+                               max(0, min(4, (p.k - (j * K::kKT + u) * C::kTileK) / 16)), acc);
+    wg::commit();
+    wg::wait<K::kW>();
+    wg::pin(acc);
+    if (j >= K::kW) tma::arrive(empty + 8 * ((j - K::kW) % K::kS), lane0);
+  }
+  wg::wait<0>();
+  wg::pin(acc);
+  wgt::store_tile<C>(p, static_cast<int>(blockIdx.x) * C::kN, static_cast<int>(blockIdx.y) * C::kBM,
+                     acc);
+}
+
+template <class C, class K, typename T>
+__global__ void __launch_bounds__(K::kThreads)
+    wgmma_stream_kernel(ThinProblem p, const __grid_constant__ Maps maps) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  const uint32_t base = (mma::shared_address(smem) + 1023) & ~1023u;
+  const uint32_t full = base + K::kS * K::kStageBytes, empty = full + 8 * K::kS;
+  const int stages = ((p.k + C::kTileK - 1) / C::kTileK + K::kKT - 1) / K::kKT;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < K::kS; ++s) {
+      tma::barrier_init(full + 8 * s, 1);
+      tma::barrier_init(empty + 8 * s, K::kConsumerWarps);
+    }
+    tma::fence_barrier_init();
+  }
+  __syncthreads();
+  // The warp's role, as a value the compiler knows to be the same across the warp (a branch
+  // it cannot see as uniform around the wgmma groups would make ptxas serialise them).
+  const int warp = __shfl_sync(~0u, static_cast<int>(threadIdx.x) / 32, 0);
+  if (warp < K::kConsumerWarps)
+    consume<C, K, T>(p, base, full, empty, stages);
+  else if (threadIdx.x % 32 == 0)
+    produce<C, K>(maps, base, full, empty, stages);
+}
+
+template <int G, int N, int S, int KT, int W, typename T>
+void launch(const ThinProblem& p) {
+  using C = wgt::Wg<G, N, S>;
+  using K = Streamed<C, KT, W>;
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  const Maps maps{tile_map_128b(p.w, p.m, p.k, C::kBM, kBf16),
+                  tile_map_128b(p.x, p.n, p.k, C::kN, kBf16)};
+  static const bool allowed = (allow_smem(wgmma_stream_kernel<C, K, T>, K::kSmem), true);
+  (void)allowed;
+  // x tiles inner, as wgmma_gemm's; launched one after another, not overlapped.
+  const dim3 grid((p.n + N - 1) / N, (p.m + C::kBM - 1) / C::kBM);
+  wgmma_stream_kernel<C, K, T><<<grid, K::kThreads, K::kSmem, stream()>>>(p, maps);
+  check_launch("wgmma_stream_kernel");
+}
+
+struct Config {
+  const char* name;
+  void (*bf16)(const ThinProblem&);
+  void (*f16)(const ThinProblem&);
+};
+
+#define CAIRN_WS(G, N, S, BM, KT, W)                                              \
+  Config {                                                                        \
+    "ws" #N "x" #BM "s" #S "k" #KT "w" #W, launch<G, N, S, KT, W, __nv_bfloat16>, \
+        launch<G, N, S, KT, W, __half>                                            \
+  }
+// Candidates for the products of 17-128 rows (MatmulBench.TileSweep): wgmma_gemm_pick's tiles,
+// as deep in k-tiles (S · KT), with 1-4 k-tiles a stage and 2-4 groups in flight.
+const Config kConfigs[] = {
+    CAIRN_WS(1, 64, 12, 64, 1, 1),  CAIRN_WS(1, 64, 12, 64, 1, 2),  CAIRN_WS(1, 64, 12, 64, 1, 3),
+    CAIRN_WS(1, 64, 6, 64, 2, 1),   CAIRN_WS(1, 64, 6, 64, 2, 2),   CAIRN_WS(1, 64, 4, 64, 3, 1),
+    CAIRN_WS(1, 64, 3, 64, 4, 1),   CAIRN_WS(1, 64, 6, 64, 1, 2),   CAIRN_WS(1, 64, 3, 64, 2, 1),
+    CAIRN_WS(1, 32, 8, 64, 2, 1),   CAIRN_WS(1, 32, 4, 64, 4, 1),   CAIRN_WS(1, 32, 16, 64, 1, 2),
+    CAIRN_WS(1, 32, 8, 64, 2, 2),   CAIRN_WS(2, 128, 6, 128, 1, 1), CAIRN_WS(2, 128, 3, 128, 2, 1),
+    CAIRN_WS(2, 128, 6, 128, 1, 2), CAIRN_WS(2, 64, 8, 128, 1, 2),  CAIRN_WS(2, 64, 4, 128, 2, 1)};
+#undef CAIRN_WS
+constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
+
+}  // namespace
+
+int wgmma_stream_configs() {
+  return kConfigCount;
+}
+
+const char* wgmma_stream_name(int config) {
+  return kConfigs[config].name;
+}
+
+void wgmma_stream(const ThinProblem& p, bool bf16, int config) {
+  if (p.n == 0 || p.m == 0) return;
+  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p);
+}
+
+}  // namespace cairn::cuda
