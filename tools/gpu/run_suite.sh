@@ -12,7 +12,8 @@
 # profile: `cairn bench --profile-ops` on the 8B shape (every op of a decode step, profile.log);
 # ab (not in the default): the 8B bench once per value of a switch, same binary: AB_VAR (default
 # CAIRN_CUDA_FUSED_INPUTS) set to each of AB_VALUES (default "0 1"), e.g.
-# AB_VAR=CAIRN_ATTENTION_NARROW (docs/cuda.md); `fused` is the default ab;
+# AB_VAR=CAIRN_ATTENTION_NARROW (docs/cuda.md), at AB_BATCH_SIZES (default 16,64,128);
+# `fused` is the default ab;
 # abbin (not in the default): the 8B bench of this build and of another cairn binary (AB_BASE,
 # e.g. main's, carried beside the bundle) in turn, AB_ROUNDS rounds (default 2), same machine;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
@@ -75,7 +76,8 @@ ab_var=${AB_VAR:-CAIRN_CUDA_FUSED_INPUTS}
 if has ab || has fused; then  # a switch's values in turn, same binary, 8B shape
   for v in ${AB_VALUES:-0 1}; do
     env "$ab_var=$v" timeout "${AB_TIMEOUT:-200}" "$bin/cairn" bench --device cuda \
-      --shape llama-3.1-8b --batch-sizes 16,64,128 --prefill-tokens 4096 --long-context 2048 \
+      --shape llama-3.1-8b --batch-sizes "${AB_BATCH_SIZES:-16,64,128}" --prefill-tokens 4096 \
+      --long-context 2048 \
       >"$logs/ab-$v.log" 2>&1
     result["$ab_var=$v"]="rc $?"
   done
