@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/gemm_order.h"
@@ -287,13 +288,20 @@ int same_depth(int config, const std::string& suffix) {
 // 69.2 → 53.7; o 30.5 → 27.3 and 27.6 → 25.7 on an H200). CAIRN_WGMMA=tma: own_pick's alone;
 // CAIRN_WGMMA=ws<suffix> (e.g. wsk1w2): every accelerator tile as same_depth's (comparisons).
 int wgmma_gemm_pick(int64_t n, int64_t m) {
-  static const std::string mode = env_mode();
-  const int own = own_pick(n, m);
-  if (mode.rfind("ws", 0) == 0) return same_depth(own, mode.substr(2));
-  if (std::string(wgmma_gemm_family()) != "ws") return own;
-  const std::string name = kConfigs[own].name;
-  const int stages = std::atoi(name.c_str() + name.find('s') + 1);
-  return stages >= 12 ? same_depth(own, "k2w1") : own;
+  // own_pick's config → the one taken instead, found once
+  static const std::vector<int> instead = [] {
+    const std::string mode = env_mode(), family = wgmma_gemm_family();
+    std::vector<int> table(kConfigCount);
+    for (int c = 0; c < kConfigCount; ++c) {
+      const std::string name = kConfigs[c].name;
+      const bool one_an_sm = std::atoi(name.c_str() + name.find('s') + 1) >= 12;
+      table[c] = mode.rfind("ws", 0) == 0      ? same_depth(c, mode.substr(2))
+                 : family == "ws" && one_an_sm ? same_depth(c, "k2w1")
+                                               : c;
+    }
+    return table;
+  }();
+  return instead[own_pick(n, m)];
 }
 
 void wgmma_gemm(const ThinProblem& p, int cut, bool bf16, int config) {
