@@ -143,15 +143,14 @@ struct Config {
     "ws" #N "x" #BM "s" #S "k" #KT "w" #W, launch<G, N, S, KT, W, __nv_bfloat16>, \
         launch<G, N, S, KT, W, __half>                                            \
   }
-// Candidates for the products of 17-128 rows (MatmulBench.TileSweep): wgmma_gemm_pick's tiles,
-// as deep in k-tiles (S · KT), with 1-4 k-tiles a stage and 2-4 groups in flight.
-const Config kConfigs[] = {
-    CAIRN_WS(1, 64, 12, 64, 1, 1),  CAIRN_WS(1, 64, 12, 64, 1, 2),  CAIRN_WS(1, 64, 12, 64, 1, 3),
-    CAIRN_WS(1, 64, 6, 64, 2, 1),   CAIRN_WS(1, 64, 6, 64, 2, 2),   CAIRN_WS(1, 64, 4, 64, 3, 1),
-    CAIRN_WS(1, 64, 3, 64, 4, 1),   CAIRN_WS(1, 64, 6, 64, 1, 2),   CAIRN_WS(1, 64, 3, 64, 2, 1),
-    CAIRN_WS(1, 32, 8, 64, 2, 1),   CAIRN_WS(1, 32, 4, 64, 4, 1),   CAIRN_WS(1, 32, 16, 64, 1, 2),
-    CAIRN_WS(1, 32, 8, 64, 2, 2),   CAIRN_WS(2, 128, 6, 128, 1, 1), CAIRN_WS(2, 128, 3, 128, 2, 1),
-    CAIRN_WS(2, 128, 6, 128, 1, 2), CAIRN_WS(2, 64, 8, 128, 1, 2),  CAIRN_WS(2, 64, 4, 128, 2, 1)};
+// The defaults (ws32x64s8k2w1, ws64x64s6k2w1: wgmma_gemm_pick) and, for sweeps
+// (MatmulBench.TileSweep) and CAIRN_WGMMA=ws<suffix>, the loading warp alone (k1w1), 4 k-tiles
+// a stage, 2 groups left running, and the two-blocks-an-SM and wide tiles streamed: none of
+// those gained in the model on an H100 (docs/performance.md, 2026-12-06).
+const Config kConfigs[] = {CAIRN_WS(1, 32, 8, 64, 2, 1),  CAIRN_WS(1, 64, 6, 64, 2, 1),
+                           CAIRN_WS(1, 64, 12, 64, 1, 1), CAIRN_WS(1, 32, 4, 64, 4, 1),
+                           CAIRN_WS(1, 64, 3, 64, 4, 1),  CAIRN_WS(1, 64, 12, 64, 1, 2),
+                           CAIRN_WS(1, 64, 3, 64, 2, 1),  CAIRN_WS(2, 128, 6, 128, 1, 2)};
 #undef CAIRN_WS
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
 

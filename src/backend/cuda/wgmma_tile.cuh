@@ -34,16 +34,16 @@ struct Maps {
   CUtensorMap w, x;
 };
 
-// Stores a warpgroup's NB columns of D: w rows w_row0 + [0, 64), x rows x0 + [0, NB). Thread t's
-// register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of the 64, x row
-// 8j + 2(t % 4) + e % 2 (wgmma.cuh).
-template <int NB>
-__device__ __forceinline__ void store_rows(const ThinProblem& p, int x0, int w_row0,
-                                           const float (&acc)[NB / 2]) {
+// Stores the block's tile: warpgroup t / 128 holds w rows w0 + 64(t / 128) + [0, 64). Thread
+// t's register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of its warpgroup's
+// 64, x row x0 + 8j + 2(t % 4) + e % 2 (wgmma.cuh).
+template <class C>
+__device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
+                                           const float (&acc)[C::kN / 2]) {
   const int t = static_cast<int>(threadIdx.x), lane = t % 32;
-  const int w_row = w_row0 + t / 32 % 4 * 16 + lane / 4;
+  const int w_row = w0 + t / 128 * 64 + t / 32 % 4 * 16 + lane / 4;
 #pragma unroll
-  for (int j = 0; j < NB / 8; ++j)
+  for (int j = 0; j < C::kN / 8; ++j)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int row = x0 + 8 * j + 2 * (lane % 4) + e % 2, col = w_row + 8 * (e / 2);
@@ -51,13 +51,6 @@ __device__ __forceinline__ void store_rows(const ThinProblem& p, int x0, int w_r
       const float v = acc[4 * j + e];
       p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
     }
-}
-
-// The block's tile: warpgroup t / 128 holds w rows w0 + 64(t / 128) + [0, 64).
-template <class C>
-__device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
-                                           const float (&acc)[C::kN / 2]) {
-  store_rows<C::kN>(p, x0, w0 + static_cast<int>(threadIdx.x) / 128 * 64, acc);
 }
 
 // The first `steps` k16 steps (at most 4) of the k-tile whose w rows start at descriptor a and
