@@ -1,8 +1,9 @@
 // CUDA graphs on the ops' stream (DeviceBackend's capture and replay). A graph's
 // kernel arguments uploaded during its capture (upload(), cuda_runtime.h) land in
 // pinned and device memory the graph keeps; before every replay they are copied
-// again from the host addresses they were uploaded from, so a graph reads the
-// values those addresses hold at replay (a step's positions and token ids).
+// again from the host addresses they were uploaded from, then up to the device in
+// one copy queued ahead of the launch, so a graph reads the values those addresses
+// hold at replay (a step's positions and token ids).
 #pragma once
 
 #include <cstddef>
