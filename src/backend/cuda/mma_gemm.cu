@@ -262,21 +262,22 @@ int first_wg() {
   return kThin + mma_thin_configs();
 }
 
-// CAIRN_THIN_MAX_ROWS (16-32, default 32; read once): the most rows of x a narrow product
-// gives the thin kernels. On Hopper the streamed 32-row tile beat them at 32 rows in an H100
-// sweep (o 22.5 against 26.2 µs, down 52.6 against 66.0), not yet timed in the model.
+// CAIRN_THIN_MAX_ROWS (16-32, default 16; read once): the most rows of x a narrow product
+// gives the thin kernels where the wgmma tiles run; past it the streamed 32-row tile takes it
+// (H100, 8B: batch 24 2,923-2,941 → 3,141-3,156 tok/s, 32 3,587-3,621 → 3,853-3,895; 32
+// puts them back).
 int64_t thin_max_rows() {
   static const int64_t rows = [] {
     const char* v = std::getenv("CAIRN_THIN_MAX_ROWS");
-    return v ? std::clamp<int64_t>(std::atoll(v), 16, 32) : int64_t{32};
+    return v ? std::clamp<int64_t>(std::atoll(v), 16, 32) : int64_t{16};
   }();
   return rows;
 }
 
 // Whether n rows of x and m rows of w take the thin kernels: every product of up to 16 rows,
-// and of up to thin_max_rows() unless w is wide.
+// and unless w is wide of up to thin_max_rows() where the wgmma tiles run, else 32.
 bool thin(int64_t n, int64_t m) {
-  return n <= 16 || (n <= thin_max_rows() && m < kWideRows);
+  return n <= 16 || (n <= (wgmma_gemm_on() ? thin_max_rows() : 32) && m < kWideRows);
 }
 
 // Past the thin kernels (and, up to 128 rows, where the wgmma tiles do not run), from
