@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/tensor.h"
@@ -74,6 +75,13 @@ class DeviceBackend {
   virtual void begin_capture(StreamId stream) = 0;
   virtual GraphId end_capture(StreamId stream) = 0;
   virtual void replay(GraphId graph, StreamId stream) = 0;
+  // Before replaying `graphs` next, in that order, with nothing captured in between: reads
+  // their host arguments now instead of at each replay, and queues their copies to the device
+  // together (ahead of the first replay), so that no copy sits between two of them. A no-op
+  // where replay has nothing to copy.
+  virtual void prepare_replays(std::span<const GraphId> graphs, StreamId stream) {
+    (void)graphs, (void)stream;
+  }
   // Frees a graph once the launches already issued have run.
   virtual void release(GraphId graph) = 0;
 };

@@ -46,6 +46,7 @@ void StepGraphs::run(int64_t bucket, int n_segments, const Part& segment, const 
   const auto key = std::make_pair(bucket, backend_.batch_invariant());
   auto found = graphs_.find(key);
   if (found != graphs_.end() && !found->second.empty()) {
+    backend_.prepare_replays(found->second, 0);  // the step's inputs are set; the gaps read none
     for (int s = 0; s < n_segments; ++s) {
       backend_.replay(found->second[static_cast<size_t>(s)], 0);
       if (s + 1 < n_segments) gap(s);

@@ -126,6 +126,10 @@ class CudaDevice final : public DeviceBackend {
     ops_stream(s);
     replay_graph(g);
   }
+  void prepare_replays(std::span<const GraphId> graphs, StreamId s) override {
+    ops_stream(s);
+    prepare_graph_replays(graphs);
+  }
   void release(GraphId g) override { release_graph(g); }
   bool batch_invariant() const override { return cuda::batch_invariant(); }
 

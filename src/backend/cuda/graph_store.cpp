@@ -40,6 +40,7 @@ struct Graph {
   uint8_t* pinned = nullptr;  // its capture's room, copied up whole before each launch
   uint8_t* device = nullptr;  // (unless the copies are nodes of the graph)
   size_t used = 0;
+  bool prepared = false;  // prepare_graph_replays copied its room up for the next launch
 };
 
 // CAIRN_GRAPH_UPLOAD_NODES=1 (read once): captured uploads become copy nodes of the graph (root
@@ -79,6 +80,21 @@ OpenCapture reserve_capture_room() {
   OpenCapture c{true, chunk.pinned + chunk.used, chunk.device + chunk.used, 0, {}};
   chunk.used += kCaptureBytes;
   return c;
+}
+
+// Returns the unused end of a capture's room to the chunk, when it is the room last set aside,
+// so that graphs captured one after another hold rooms back to back (prepare_graph_replays then
+// copies them up in one).
+void give_back_room(const OpenCapture& c) {
+  std::lock_guard<std::mutex> lock(store_mutex);
+  if (c.pinned + kCaptureBytes == chunk.pinned + chunk.used) chunk.used -= kCaptureBytes - c.used;
+}
+
+// Reads a graph's uploads again from their host addresses, once its last launch has read them.
+void refresh(const Graph& g) {
+  if (g.uploads.empty()) return;
+  CAIRN_CUDA_CHECK(cudaEventSynchronize(g.done));
+  for (const CapturedUpload& u : g.uploads) std::memcpy(u.pinned, u.host, u.bytes);
 }
 
 Graph& graph_at(int32_t id, const char* what) {
@@ -132,8 +148,9 @@ int32_t end_graph_capture() {
   open_capture = OpenCapture{};
   cudaGraph_t g = nullptr;
   CAIRN_CUDA_CHECK(cudaStreamEndCapture(stream(), &g));
-  Graph graph{nullptr, nullptr, std::move(c.uploads), c.pinned, c.device,
-              upload_nodes() ? 0 : c.used};
+  Graph graph{nullptr,  nullptr,  std::move(c.uploads),
+              c.pinned, c.device, upload_nodes() ? 0 : c.used};
+  give_back_room(c);
   const cudaError_t made = cudaGraphInstantiate(&graph.exec, g, 0);
   cudaGraphDestroy(g);
   check(made, "cudaGraphInstantiate");
@@ -146,15 +163,39 @@ int32_t end_graph_capture() {
 void replay_graph(int32_t id) {
   std::lock_guard<std::mutex> lock(store_mutex);
   Graph& g = graph_at(id, "replay");
-  if (!g.uploads.empty()) {
-    CAIRN_CUDA_CHECK(cudaEventSynchronize(g.done));  // its last launch has read them
-    for (const CapturedUpload& u : g.uploads) std::memcpy(u.pinned, u.host, u.bytes);
+  if (g.prepared) {
+    g.prepared = false;
+  } else {
+    refresh(g);
+    if (g.used > 0)  // after the stream's work before it: no kernel of an earlier launch reads it
+      CAIRN_CUDA_CHECK(
+          cudaMemcpyAsync(g.device, g.pinned, g.used, cudaMemcpyHostToDevice, stream()));
   }
-  if (g.used > 0)  // after the stream's work before it: no kernel of an earlier launch reads it
-    CAIRN_CUDA_CHECK(
-        cudaMemcpyAsync(g.device, g.pinned, g.used, cudaMemcpyHostToDevice, stream()));
   CAIRN_CUDA_CHECK(cudaGraphLaunch(g.exec, stream()));
   CAIRN_CUDA_CHECK(cudaEventRecord(g.done, stream()));
+}
+
+void prepare_graph_replays(std::span<const int32_t> ids) {
+  std::lock_guard<std::mutex> lock(store_mutex);
+  uint8_t *pinned = nullptr, *device = nullptr;  // the run of rooms not yet copied
+  size_t bytes = 0;
+  auto flush = [&] {
+    if (bytes > 0)
+      CAIRN_CUDA_CHECK(cudaMemcpyAsync(device, pinned, bytes, cudaMemcpyHostToDevice, stream()));
+    bytes = 0;
+  };
+  for (int32_t id : ids) {
+    Graph& g = graph_at(id, "prepare");
+    refresh(g);
+    g.prepared = true;
+    if (g.used == 0) continue;
+    if (bytes == 0 || g.pinned != pinned + bytes || g.device != device + bytes) {
+      flush();
+      pinned = g.pinned, device = g.device;
+    }
+    bytes += g.used;
+  }
+  flush();
 }
 
 void release_graph(int32_t id) {

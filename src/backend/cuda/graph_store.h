@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace cairn::cuda {
 
@@ -15,8 +16,13 @@ namespace cairn::cuda {
 void begin_graph_capture();
 // Ends it and instantiates the graph; returns its id.
 int32_t end_graph_capture();
-// Refreshes the graph's uploads from their host addresses, then launches it on stream().
+// Refreshes the graph's uploads from their host addresses and copies them up (unless
+// prepare_graph_replays did), then launches it on stream().
 void replay_graph(int32_t id);
+// Refreshes these graphs' uploads now and queues their copies on stream(), one copy for each
+// run of graphs whose rooms lie back to back (graphs captured one after another), so that
+// their next replays, in this order, copy nothing.
+void prepare_graph_replays(std::span<const int32_t> ids);
 // Destroys the graph once the work already issued has run (its id is not reused).
 void release_graph(int32_t id);
 

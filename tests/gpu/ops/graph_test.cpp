@@ -55,6 +55,41 @@ TEST(CudaGraphs, ReplayReadsUploadsFromTheirHostAddresses) {
   EXPECT_THROW(dev.replay(g, 0), Error);
 }
 
+// Graphs captured one after another, prepared together (their uploads read at prepare and
+// copied up ahead of the first replay), then replayed in order; then replayed unprepared.
+TEST(CudaGraphs, PreparedReplaysReadTheHostValuesAtPrepare) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(9);
+  const Tensor x = random_host({3, 4, 16}, DType::kF32, rng, 2.0f);
+  std::vector<float> inv;
+  for (int i = 0; i < 8; ++i) inv.push_back(std::pow(10000.0f, -i / 8.0f));
+  const ops::RopeParams p{inv, 16, ops::RopeLayout::kHalfSplit, 1.0f};
+  std::vector<int32_t> first = {1, 2, 3}, second = {4, 5, 6};
+  Tensor a = to_device(x), b = to_device(x);
+  DeviceBackend& dev = gpu();
+  std::vector<GraphId> graphs;
+  for (int i = 0; i < 3; ++i) {  // the middle graph uploads nothing
+    dev.begin_capture(0);
+    if (i == 0) ops::rope(a, first, p);
+    if (i == 2) ops::rope(b, second, p);
+    graphs.push_back(dev.end_capture(0));
+  }
+  for (bool prepare : {true, false, true}) {
+    first = {prepare ? 11 : 21, 0, 4242}, second = {prepare ? 31 : 41, 5, 9};
+    const std::vector<int32_t> want_first = first, want_second = second;
+    dev.copy(x, a);
+    dev.copy(x, b);
+    if (prepare) {
+      dev.prepare_replays(graphs, 0);
+      first = {-1, -1, -1}, second = {-1, -1, -1};  // read at prepare, not at replay
+    }
+    for (GraphId g : graphs) dev.replay(g, 0);
+    EXPECT_LE(rel_error(to_host(a), rotated(x, want_first, p)), 1e-5) << "prepared " << prepare;
+    EXPECT_LE(rel_error(to_host(b), rotated(x, want_second, p)), 1e-5) << "prepared " << prepare;
+  }
+  for (GraphId g : graphs) dev.release(g);
+}
+
 TEST(CudaGraphs, ArgumentsPastTheCapturesRoomAreAnError) {
   CAIRN_NEED_GPU();
   DeviceBackend& dev = gpu();

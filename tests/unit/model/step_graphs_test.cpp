@@ -52,11 +52,15 @@ class GraphBackend final : public DeviceBackend {
     return next_id++;
   }
   void replay(GraphId g, StreamId) override { replayed.push_back(g); }
+  void prepare_replays(std::span<const GraphId> graphs, StreamId) override {
+    EXPECT_EQ(replayed.size(), prepared.size()) << "prepared after a replay of the step";
+    prepared.insert(prepared.end(), graphs.begin(), graphs.end());
+  }
   void release(GraphId g) override { released.push_back(g); }
 
   bool capturing = false;
   GraphId next_id = 0;
-  std::vector<GraphId> replayed, released;
+  std::vector<GraphId> replayed, released, prepared;
 };
 
 TEST(StepGraphs, OnlyDecodeBatchesUpToTheLargestBucket) {
@@ -92,6 +96,7 @@ TEST(StepGraphs, FirstStepRunsEagerlyThenCapturesThenReplays) {
     g.run(4, 3, segment, gap);
     EXPECT_EQ(log, (std::vector<std::string>{"gap 0", "gap 1"}));
     EXPECT_EQ(backend.replayed, (std::vector<GraphId>{0, 1, 2}));
+    EXPECT_EQ(backend.prepared, (std::vector<GraphId>{0, 1, 2})) << "once, before the replays";
     EXPECT_EQ(g.n_graphs(), 3u);
     log.clear();
     g.run(0, 3, segment, gap);  // bucket 0: eager, nothing captured
@@ -116,6 +121,7 @@ TEST(StepGraphs, AFailedCaptureLeavesTheBucketEager) {
   EXPECT_EQ(g.n_graphs(), 0u);
   EXPECT_EQ(backend.released, (std::vector<GraphId>{1, 0})) << "the failed one, then the one made";
   EXPECT_TRUE(backend.replayed.empty());
+  EXPECT_TRUE(backend.prepared.empty());
 }
 
 }  // namespace
