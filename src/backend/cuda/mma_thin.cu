@@ -14,6 +14,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/gemm_order.h"
 #include "backend/cuda/launch.h"
@@ -332,6 +335,10 @@ const Config kConfigs[] = {
     // bandwidth's floor at 4 stages (3 tiles in flight; down 47.6 µs against 58.4 at 2 stages
     // on an H100); more tiles in flight may close more of it (docs/performance.md).
     CAIRN_THIN(1, 4, 256, 8),
+    // More tiles in flight for the narrow products at 1-16 rows, where the H200 needs ~33 GB/s an
+    // SM (a block an SM for o and down) and 3 tiles of 17 KiB left down at 67% of the copy
+    // bandwidth; 6 stages (101 KiB) still let a neighbour's block in beside it for overlap.
+    CAIRN_THIN(1, 4, 256, 6),
 };
 #undef CAIRN_THIN
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
@@ -346,9 +353,21 @@ const char* mma_thin_name(int config) {
   return kConfigs[config].name;
 }
 
+// CAIRN_THIN_NARROW (a thin config's name; read once): the config narrow products (w not wide)
+// of 1-16 rows take instead of thin:nt1w4k256s4, for timing one against another in the model.
+int narrow_config() {
+  static const int config = [] {
+    const char* v = std::getenv("CAIRN_THIN_NARROW");
+    for (int c = 0; v && c < kConfigCount; ++c)
+      if (std::strcmp(v, kConfigs[c].name) == 0) return c;
+    return 1;
+  }();
+  return config;
+}
+
 int mma_thin_pick(int64_t n, int64_t m) {
   if (m >= kWideRows) return n <= 8 ? 2 : 0;
-  return n <= 16 ? 1 : 0;
+  return n <= 16 ? narrow_config() : 0;
 }
 
 void mma_thin(const ThinProblem& p, int cut, bool bf16, int config) {
