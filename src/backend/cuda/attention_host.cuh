@@ -11,6 +11,7 @@
 #include "backend/cuda/attention_tc_coop.cuh"
 #include "backend/cuda/attention_tc_narrow.cuh"
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/rank_context.h"
 
 namespace cairn::cuda::attn {
 
@@ -84,9 +85,9 @@ struct Workspace {
   }
 };
 
+// The context's (rank_context.h: lives until exit, kernels may still use it).
 inline Workspace& workspace() {
-  static Workspace* w = new Workspace();  // lives until exit: kernels may still use it
-  return *w;
+  return context_local<Workspace>();
 }
 
 }  // namespace cairn::cuda::attn

@@ -8,6 +8,7 @@
 #include "backend/cuda/graph_store.h"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/rank_context.h"
 #include "backend/op_profile.h"
 #include "core/error.h"
 
@@ -17,22 +18,26 @@ namespace {
 // Decode rows up to which a step runs eagerly when launches overlap outside graphs.
 constexpr int64_t kEagerRows = 16;
 
+// Memory of the allocating thread's context (rank_context.h), freed on its ops' stream.
 class DeviceStorage final : public Storage {
  public:
   DeviceStorage(void* p, size_t n, bool pinned)
-      : Storage(p, n, pinned ? Device::cpu() : Device{DeviceKind::kCuda, 0}), pinned_(pinned) {}
+      : Storage(p, n, pinned ? Device::cpu() : Device{DeviceKind::kCuda, context_device()}),
+        pinned_(pinned),
+        stream_(stream()) {}
   ~DeviceStorage() override {
     // Frees are ordered after the work already issued that may read this memory.
     if (pinned_) {
-      cudaStreamSynchronize(stream());
+      cudaStreamSynchronize(stream_);
       cudaFreeHost(data());
     } else {
-      cudaFreeAsync(data(), stream());
+      cudaFreeAsync(data(), stream_);
     }
   }
 
  private:
   bool pinned_;
+  cudaStream_t stream_;
 };
 
 // Op-profile marks (op_profile.h): events on the ops' stream, created as needed and

@@ -1,5 +1,6 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/graph_store.h"
+#include "backend/cuda/rank_context.h"
 
 #include <array>
 #include <cstring>
@@ -41,26 +42,6 @@ int sm_count() {
     return count;
   }();
   return n;
-}
-
-namespace {
-
-cudaStream_t non_blocking_stream() {
-  cudaStream_t created = nullptr;
-  CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
-  return created;
-}
-
-}  // namespace
-
-cudaStream_t stream() {
-  static const cudaStream_t s = non_blocking_stream();
-  return s;
-}
-
-cudaStream_t copy_stream() {
-  static const cudaStream_t s = non_blocking_stream();
-  return s;
 }
 
 namespace {
@@ -107,21 +88,26 @@ struct UploadRing {
   }
 };
 
+// The context's ring (rank_context.h: lives until exit, kernels may still read it).
 UploadRing& ring() {
-  static UploadRing* r = new UploadRing();  // lives until exit: kernels may still read it
-  return *r;
+  return context_local<UploadRing>();
 }
+
+// upload_large's buffers, one set a context.
+struct LargeUploads {
+  std::mutex mutex;
+  std::array<std::pair<void*, size_t>, 4> buffers{};
+  size_t next = 0;
+};
 
 // Larger than a slot: one of four growable device buffers, used in turn. Reuse
 // and growth are ordered on the stream after the kernels that read the old
 // contents; a copy from pageable memory returns once the source is staged.
 const void* upload_large(const void* host, size_t bytes) {
-  static std::mutex mutex;
-  static std::array<std::pair<void*, size_t>, 4> buffers{};
-  static size_t next = 0;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto& [d, capacity] = buffers[next];
-  next = (next + 1) % buffers.size();
+  LargeUploads& l = context_local<LargeUploads>();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  auto& [d, capacity] = l.buffers[l.next];
+  l.next = (l.next + 1) % l.buffers.size();
   if (capacity < bytes) {
     if (d) CAIRN_CUDA_CHECK(cudaFreeAsync(d, stream()));
     CAIRN_CUDA_CHECK(cudaMallocAsync(&d, bytes, stream()));

@@ -28,10 +28,11 @@ void check_launch(const char* kernel);
 // on a machine without a GPU or driver).
 bool device_present();
 
-// The stream ops launch on (a non-blocking stream created on first use; one per process).
+// The stream ops launch on: the calling thread's context's (rank_context.h; non-blocking,
+// one per process unless a thread binds a context of its own).
 cudaStream_t stream();
-// The stream of copies issued off the ops' thread (kCopyStream; non-blocking,
-// created on first use): ordered with nothing on stream(), its callers wait for it.
+// The stream of copies issued off the ops' thread (kCopyStream; the context's, non-blocking):
+// ordered with nothing on stream(), its callers wait for it.
 cudaStream_t copy_stream();
 
 // Copies `bytes` host bytes into device memory valid until the stream reaches
@@ -47,11 +48,13 @@ const T* upload(std::span<const T> s) {
 // The device's streaming multiprocessors (asked once per process).
 int sm_count();
 
-// Lets `kernel` take `bytes` of dynamic shared memory (past the default 48 KiB).
+// Lets `kernel` take `bytes` of dynamic shared memory (past the default 48 KiB) on the current
+// device, on every device a thread has bound a context to (rank_context.h), and on each one
+// bound later: callers may set it once per process.
+void allow_smem_everywhere(const void* kernel, int bytes);
 template <typename Kernel>
 void allow_smem(Kernel kernel, size_t bytes) {
-  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(bytes)));
+  allow_smem_everywhere(reinterpret_cast<const void*>(kernel), static_cast<int>(bytes));
 }
 
 // Threads per block and blocks for n independent elements.

@@ -23,6 +23,7 @@
 #include <tuple>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/rank_context.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -88,23 +89,23 @@ cudaDataType_t cuda_type(DType t) {
 
 using PlanKey = std::tuple<GemmLtClass, int64_t, AlgoPolicy>;
 
+// One a context (rank_context.h), made on its device; lives until exit: cached descriptors
+// and the workspace are never freed.
 struct LtState {
   std::mutex mutex;
   cublasLtHandle_t handle = nullptr;
   void* workspace = nullptr;
   std::map<GemmLtClass, std::optional<cublasLtMatmulAlgo_t>> fixed;  // nullopt: none applies
   std::map<PlanKey, std::unique_ptr<GemmLtPlan>> plans;              // null: no plan
+
+  LtState() {
+    check_lt(cublasLtCreate(&handle), "cublasLtCreate");
+    CAIRN_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+  }
 };
 
-// Lives until exit: cached descriptors and the workspace are never freed.
 LtState& state() {
-  static LtState* s = [] {
-    auto* st = new LtState();
-    check_lt(cublasLtCreate(&st->handle), "cublasLtCreate");
-    CAIRN_CUDA_CHECK(cudaMalloc(&st->workspace, kWorkspaceBytes));
-    return st;
-  }();
-  return *s;
+  return context_local<LtState>();
 }
 
 void set_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, const void* v, size_t n) {

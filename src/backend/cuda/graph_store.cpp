@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
+#include "backend/cuda/rank_context.h"
 #include "core/error.h"
 
 namespace cairn::cuda {
@@ -65,12 +66,12 @@ struct OpenCapture {
 
 std::mutex store_mutex;
 std::vector<Graph> graphs;  // by id; a released graph keeps its slot, empty
-Chunk chunk;                // under store_mutex
 thread_local OpenCapture open_capture;
 
 // Sets room aside for one capture in the current chunk, or a new chunk.
 OpenCapture reserve_capture_room() {
   std::lock_guard<std::mutex> lock(store_mutex);
+  Chunk& chunk = context_local<Chunk>();  // the context's (rank_context.h), on its device
   if (chunk.used + kCaptureBytes > kChunkBytes) {
     CAIRN_CUDA_CHECK(
         cudaHostAlloc(reinterpret_cast<void**>(&chunk.pinned), kChunkBytes, cudaHostAllocDefault));
@@ -87,6 +88,7 @@ OpenCapture reserve_capture_room() {
 // copies them up in one).
 void give_back_room(const OpenCapture& c) {
   std::lock_guard<std::mutex> lock(store_mutex);
+  Chunk& chunk = context_local<Chunk>();
   if (c.pinned + kCaptureBytes == chunk.pinned + chunk.used) chunk.used -= kCaptureBytes - c.used;
 }
 

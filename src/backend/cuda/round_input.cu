@@ -8,6 +8,7 @@
 #include "backend/cuda/launch.h"
 #include "backend/cuda/op_errors.h"
 #include "backend/cuda/pdl.cuh"
+#include "backend/cuda/rank_context.h"
 #include "backend/cuda/round_input.h"
 
 namespace cairn::cuda {
@@ -28,15 +29,21 @@ __global__ void round_kernel(const float* __restrict__ x, T* __restrict__ out, i
     store(out + i, x[i]);
 }
 
-// The scratch buffer; reuse is ordered on stream() after the kernels that read it. A
-// buffer outgrown is kept, not freed: captured graphs may still read it (each growth
-// at least doubles, so the kept ones add at most the current size).
+// The scratch buffer, one a context (rank_context.h); reuse is ordered on stream() after the
+// kernels that read it. A buffer outgrown is kept, not freed: captured graphs may still read
+// it (each growth at least doubles, so the kept ones add at most the current size).
+struct Scratch {
+  void* buffer = nullptr;
+  size_t capacity = 0;
+  std::vector<void*> outgrown;
+  std::mutex mutex;
+};
+
 void* scratch(size_t bytes) {
-  static void* buffer = nullptr;
-  static size_t capacity = 0;
-  static std::vector<void*> outgrown;
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  Scratch& s = context_local<Scratch>();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  void*& buffer = s.buffer;
+  size_t& capacity = s.capacity;
   if (bytes <= capacity) return buffer;
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(stream(), &capturing), "cudaStreamIsCapturing");
@@ -44,7 +51,7 @@ void* scratch(size_t bytes) {
     unsupported("matmul",
                 "its input buffer must grow during graph capture; run the largest "
                 "batch once before capturing");
-  if (buffer) outgrown.push_back(buffer);
+  if (buffer) s.outgrown.push_back(buffer);
   const size_t grown = bytes > 2 * capacity ? bytes : 2 * capacity;
   buffer = nullptr;
   capacity = 0;

@@ -13,6 +13,7 @@
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/rank_context.h"
 #include "backend/cuda/sample_chain.cuh"
 #include "backend/cuda/sample_rows.h"
 
@@ -143,19 +144,23 @@ Packed pack(std::span<const ops::SampleRow> rows) {
   return p;
 }
 
-// Device memory for results headed to the host, grown as needed; reused in
-// stream order (each call waits for its copies before returning).
+// Device memory for results headed to the host, one a context (rank_context.h), grown as
+// needed; reused in stream order (each call waits for its copies before returning).
+struct Staging {
+  std::mutex mutex;
+  void* buffer = nullptr;
+  size_t capacity = 0;
+};
+
 void* staging(size_t bytes) {
-  static std::mutex mutex;
-  static void* buffer = nullptr;
-  static size_t capacity = 0;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (capacity < bytes) {
-    if (buffer) CAIRN_CUDA_CHECK(cudaFreeAsync(buffer, stream()));
-    CAIRN_CUDA_CHECK(cudaMallocAsync(&buffer, bytes, stream()));
-    capacity = bytes;
+  Staging& s = context_local<Staging>();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.capacity < bytes) {
+    if (s.buffer) CAIRN_CUDA_CHECK(cudaFreeAsync(s.buffer, stream()));
+    CAIRN_CUDA_CHECK(cudaMallocAsync(&s.buffer, bytes, stream()));
+    s.capacity = bytes;
   }
-  return buffer;
+  return s.buffer;
 }
 
 // The kernel's outputs: the tensors themselves on the device, else staging.

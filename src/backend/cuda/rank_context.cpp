@@ -1,0 +1,135 @@
+#include "backend/cuda/rank_context.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "backend/cuda/cuda_runtime.h"
+#include "core/error.h"
+
+namespace cairn::cuda {
+namespace detail {
+
+struct Context {
+  int device = 0;
+  cudaStream_t ops = nullptr, copies = nullptr;
+  std::mutex mutex;
+  std::vector<void*> locals;  // by slot; null: not made yet
+
+  // Streams on the device current now.
+  Context() {
+    CAIRN_CUDA_CHECK(cudaGetDevice(&device));
+    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&ops, cudaStreamNonBlocking));
+    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking));
+  }
+};
+
+namespace {
+
+thread_local Context* bound = nullptr;
+
+// The kernels given more shared memory (allow_smem), and the devices of bound contexts, so that
+// a context bound after a kernel's first launch, on another device, gets its attribute too.
+struct SmemRegistry {
+  std::mutex mutex;
+  std::map<const void*, int> kernels;  // the most bytes asked
+  std::vector<int> devices;
+};
+
+SmemRegistry& smem_registry() {
+  static SmemRegistry* r = new SmemRegistry();
+  return *r;
+}
+
+void set_smem_on(int device, const void* kernel, int bytes) {
+  int current = 0;
+  CAIRN_CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device) CAIRN_CUDA_CHECK(cudaSetDevice(device));
+  CAIRN_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  if (current != device) CAIRN_CUDA_CHECK(cudaSetDevice(current));
+}
+
+// A context's device joins the registry: every kernel's attribute is set on it.
+void register_device(int device) {
+  SmemRegistry& r = smem_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (std::find(r.devices.begin(), r.devices.end(), device) != r.devices.end()) return;
+  r.devices.push_back(device);
+  for (const auto& [kernel, bytes] : r.kernels) set_smem_on(device, kernel, bytes);
+}
+
+Context& process_context() {
+  static Context* c = [] {
+    auto* made = new Context();  // lives until exit
+    register_device(made->device);
+    return made;
+  }();
+  return *c;
+}
+
+}  // namespace
+
+Context& current_context() {
+  return bound ? *bound : process_context();
+}
+
+int next_local_slot() {
+  static std::atomic<int> next{0};
+  return next++;
+}
+
+void* context_slot(Context& c, int slot, void* (*make)()) {
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.locals.size() <= static_cast<size_t>(slot)) c.locals.resize(static_cast<size_t>(slot) + 1);
+  void*& p = c.locals[static_cast<size_t>(slot)];
+  if (p == nullptr) {  // made with the context's device current, then the thread's again
+    int current = 0;
+    CAIRN_CUDA_CHECK(cudaGetDevice(&current));
+    if (current != c.device) CAIRN_CUDA_CHECK(cudaSetDevice(c.device));
+    p = make();
+    if (current != c.device) CAIRN_CUDA_CHECK(cudaSetDevice(current));
+  }
+  return p;
+}
+
+}  // namespace detail
+
+void bind_thread_device(int device) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n) {
+    cudaGetLastError();
+    fail(ErrorCode::kInvalidArgument, "bind_thread_device: no CUDA device {} ({} present)", device,
+         n);
+  }
+  CAIRN_CUDA_CHECK(cudaSetDevice(device));
+  detail::bound = new detail::Context();  // lives until exit, as the process's
+  detail::register_device(device);
+}
+
+void allow_smem_everywhere(const void* kernel, int bytes) {
+  detail::SmemRegistry& r = detail::smem_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  int& most = r.kernels[kernel];
+  most = std::max(most, bytes);
+  int current = 0;
+  CAIRN_CUDA_CHECK(cudaGetDevice(&current));
+  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+  for (int d : r.devices)
+    if (d != current) detail::set_smem_on(d, kernel, most);
+}
+
+int context_device() {
+  return detail::current_context().device;
+}
+
+cudaStream_t stream() {
+  return detail::current_context().ops;
+}
+
+cudaStream_t copy_stream() {
+  return detail::current_context().copies;
+}
+
+}  // namespace cairn::cuda
