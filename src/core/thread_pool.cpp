@@ -63,6 +63,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
     fn(0, n);
     return;
   }
+  std::lock_guard<std::mutex> turn(callers_);  // a second caller's job would overwrite this one
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &fn;

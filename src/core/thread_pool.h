@@ -25,7 +25,8 @@ class ThreadPool {
 
   // Calls fn(begin, end) over disjoint ranges covering [0, n), ranges at least
   // min_chunk long (so tiny loops stay on one thread). Blocks until all return.
-  // Not reentrant: fn must not call parallel_for on the same pool.
+  // Callers on several threads take turns (one job at a time). Not reentrant: fn
+  // must not call parallel_for on the same pool.
   void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn,
                     int64_t min_chunk = 1);
 
@@ -41,6 +42,7 @@ class ThreadPool {
   void worker_loop(int index);
 
   std::vector<std::thread> workers_;
+  std::mutex callers_;  // held by the caller whose job the workers run
   std::mutex mutex_;
   std::condition_variable start_cv_;
   std::condition_variable done_cv_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 namespace cairn {
@@ -32,6 +33,23 @@ TEST(ThreadPool, ManyRoundsDoNotDeadlock) {
   std::atomic<int64_t> sum{0};
   for (int r = 0; r < 2000; ++r) pool.parallel_for(8, [&](int64_t b, int64_t e) { sum += e - b; });
   EXPECT_EQ(sum.load(), 16000);
+}
+
+// Threads that share a pool take turns: every job covers its range once, none hangs.
+TEST(ThreadPool, CallersOnSeveralThreadsTakeTurns) {
+  ThreadPool pool(3);
+  constexpr int kCallers = 4, kRounds = 500;
+  std::vector<std::atomic<int64_t>> sums(kCallers);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < kRounds; ++r)
+        pool.parallel_for(64, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) sums[static_cast<size_t>(c)] += i;
+        });
+    });
+  for (std::thread& t : callers) t.join();
+  for (int c = 0; c < kCallers; ++c) EXPECT_EQ(sums[static_cast<size_t>(c)].load(), kRounds * 2016);
 }
 
 // A thread bound to its own pool runs ops there; other threads keep the global one.
