@@ -29,13 +29,22 @@ Tensor rotated(const Tensor& x, const std::vector<int32_t>& positions, const ops
   return ref;
 }
 
+// The rope the graphs capture here: head_dim 16, half-split (params() points into inv).
+struct TestRope {
+  std::vector<float> inv;
+  TestRope() {
+    for (int i = 0; i < 8; ++i) inv.push_back(std::pow(10000.0f, -i / 8.0f));
+  }
+  TestRope(const TestRope&) = delete;
+  ops::RopeParams params() const { return {inv, 16, ops::RopeLayout::kHalfSplit, 1.0f}; }
+};
+
 TEST(CudaGraphs, ReplayReadsUploadsFromTheirHostAddresses) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(7);
   const Tensor x = random_host({3, 4, 16}, DType::kF32, rng, 2.0f);
-  std::vector<float> inv;
-  for (int i = 0; i < 8; ++i) inv.push_back(std::pow(10000.0f, -i / 8.0f));
-  const ops::RopeParams p{inv, 16, ops::RopeLayout::kHalfSplit, 1.0f};
+  const TestRope rope;
+  const ops::RopeParams p = rope.params();
   std::vector<int32_t> positions = {1, 2, 3};  // the graph reads it here at every replay
   Tensor xd = to_device(x);
   DeviceBackend& dev = gpu();
@@ -61,9 +70,8 @@ TEST(CudaGraphs, PreparedReplaysReadTheHostValuesAtPrepare) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(9);
   const Tensor x = random_host({3, 4, 16}, DType::kF32, rng, 2.0f);
-  std::vector<float> inv;
-  for (int i = 0; i < 8; ++i) inv.push_back(std::pow(10000.0f, -i / 8.0f));
-  const ops::RopeParams p{inv, 16, ops::RopeLayout::kHalfSplit, 1.0f};
+  const TestRope rope;
+  const ops::RopeParams p = rope.params();
   std::vector<int32_t> first = {1, 2, 3}, second = {4, 5, 6};
   Tensor a = to_device(x), b = to_device(x);
   DeviceBackend& dev = gpu();

@@ -46,8 +46,7 @@ struct RankInputs {
   Tensor w, x_thin, x_tile, q, k, v;
 };
 
-// On the host, made on the test's thread (random_host converts on the CPU backend, whose pool
-// takes one calling thread at a time).
+// On the host, made on the test's thread, so that the ranks' threads do device work only.
 RankInputs host_inputs(uint32_t seed) {
   std::mt19937 rng(seed);
   return {
