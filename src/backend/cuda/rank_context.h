@@ -10,7 +10,8 @@
 // own on a device, so that two ranks never share a stream, a workspace or a reuse order, even
 // on one GPU. Contexts and what they hold live until exit: kernels may still read them.
 // Process-wide settings (the batch-invariant switch, the overlap mode, the tile choices) and
-// what depends only on the device type (sm_count, the kernels' attributes) stay per process.
+// what depends only on the device type (sm_count) stay per process; kernels' shared-memory
+// attributes (allow_smem) are set on every device a context is bound to.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,7 +21,8 @@
 namespace cairn::cuda {
 
 // Makes `device` current on the calling thread and gives the thread a new context on it (its
-// own streams and context_local objects). Error(kInvalidArgument) for a device not present.
+// own streams and context_local objects; a rank thread binds once, before its first op).
+// Error(kInvalidArgument) for a device not present.
 void bind_thread_device(int device);
 // The device of the calling thread's context.
 int context_device();
