@@ -1,6 +1,7 @@
 #include "backend/cuda/rank_context.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -42,13 +43,21 @@ SmemRegistry& smem_registry() {
   return *r;
 }
 
-void set_smem_on(int device, const void* kernel, int bytes) {
+// Runs f with `device` current, then the calling thread's device again.
+template <typename F>
+void on_device(int device, F f) {
   int current = 0;
   CAIRN_CUDA_CHECK(cudaGetDevice(&current));
   if (current != device) CAIRN_CUDA_CHECK(cudaSetDevice(device));
-  CAIRN_CUDA_CHECK(
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  f();
   if (current != device) CAIRN_CUDA_CHECK(cudaSetDevice(current));
+}
+
+void set_smem_on(int device, const void* kernel, int bytes) {
+  on_device(device, [&] {
+    CAIRN_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  });
 }
 
 // A context's device joins the registry: every kernel's attribute is set on it.
@@ -84,13 +93,7 @@ void* context_slot(Context& c, int slot, void* (*make)()) {
   std::lock_guard<std::mutex> lock(c.mutex);
   if (c.locals.size() <= static_cast<size_t>(slot)) c.locals.resize(static_cast<size_t>(slot) + 1);
   void*& p = c.locals[static_cast<size_t>(slot)];
-  if (p == nullptr) {  // made with the context's device current, then the thread's again
-    int current = 0;
-    CAIRN_CUDA_CHECK(cudaGetDevice(&current));
-    if (current != c.device) CAIRN_CUDA_CHECK(cudaSetDevice(c.device));
-    p = make();
-    if (current != c.device) CAIRN_CUDA_CHECK(cudaSetDevice(current));
-  }
+  if (p == nullptr) on_device(c.device, [&] { p = make(); });  // on the context's device
   return p;
 }
 
@@ -115,7 +118,7 @@ void allow_smem_everywhere(const void* kernel, int bytes) {
   most = std::max(most, bytes);
   int current = 0;
   CAIRN_CUDA_CHECK(cudaGetDevice(&current));
-  CAIRN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+  detail::set_smem_on(current, kernel, most);
   for (int d : r.devices)
     if (d != current) detail::set_smem_on(d, kernel, most);
 }

@@ -16,8 +16,6 @@
 
 #include <cuda_runtime.h>
 
-#include <atomic>
-
 namespace cairn::cuda {
 
 // Makes `device` current on the calling thread and gives the thread a new context on it (its
