@@ -3,7 +3,9 @@
 // order with the same sizes. One object per rank. The in-process group
 // (cpu/local_group.h) runs ranks as CPU threads over host tensors; the NCCL
 // group (cuda/nccl/nccl_group.h, CUDA builds) runs one rank per GPU over device
-// tensors. Model code sees only this interface (model/tp/).
+// tensors, and the peer group (cuda/peer_group.h) runs ranks as threads of one
+// process over device tensors of one GPU or of GPUs that reach each other's
+// memory. Model code sees only this interface (model/tp/) and RankGroup.
 //
 // Determinism contract: all_reduce_sum adds the ranks' values in rank order,
 // ((x0 + x1) + x2) + ..., whatever order the ranks arrive in, so a result is
@@ -35,6 +37,15 @@ class Communicator {
   virtual void abort() = 0;
   // Makes an aborted group usable again; called once no rank is inside a collective.
   virtual void reset() = 0;
+};
+
+// The communicators of a group's ranks, made together (DeviceBackend::make_rank_group).
+class RankGroup {
+ public:
+  virtual ~RankGroup() = default;
+  virtual int size() const = 0;
+  // Rank r's communicator; lives as long as the group. Each is used by one thread.
+  virtual Communicator& rank(int r) = 0;
 };
 
 }  // namespace cairn

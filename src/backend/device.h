@@ -12,7 +12,9 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "backend/communicator.h"
 #include "core/tensor.h"
 
 namespace cairn {
@@ -84,6 +86,17 @@ class DeviceBackend {
   }
   // Frees a graph once the launches already issued have run.
   virtual void release(GraphId graph) = 0;
+
+  // Tensor-parallel ranks (docs/tensor-parallel.md), one thread each.
+  // Devices of this kind present (CPU: 1).
+  virtual int device_count() const = 0;
+  // From now on the calling thread drives device `index` with streams and buffers of its own
+  // (cuda/rank_context.h): a rank thread calls it once, before its first op. CPU: nothing to
+  // do. Error(kInvalidArgument) for a device not present.
+  virtual void bind_thread(int index) = 0;
+  // The communicators of ranks on devices[r] (repeats allowed: ranks sharing a device), each
+  // used by a thread bound to its device. CPU: the in-process group (cpu/local_group.h).
+  virtual std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>& devices) = 0;
 };
 
 // The value fill_uniform gives element i: a counter-based hash of (seed, i)

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/local_group.h"
 #include "backend/device.h"
 #include "backend/op_profile.h"
 #include "backend/ops.h"
@@ -76,6 +77,15 @@ class CpuDevice final : public DeviceBackend {
   GraphId end_capture(StreamId) override { no_graphs(); }
   void replay(GraphId, StreamId) override { no_graphs(); }
   void release(GraphId) override { no_graphs(); }
+
+  int device_count() const override { return 1; }
+  void bind_thread(int index) override {
+    if (index != 0) fail(ErrorCode::kInvalidArgument, "the CPU is device 0, not {}", index);
+  }
+  std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>& devices) override {
+    for (int d : devices) bind_thread(d);  // checks the index only
+    return std::make_unique<LocalGroup>(static_cast<int>(devices.size()));
+  }
 
  private:
   static size_t pages(int name) {

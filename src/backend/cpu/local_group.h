@@ -7,46 +7,26 @@
 // after it is written, and the bits do not depend on which rank came first.
 #pragma once
 
-#include <condition_variable>
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
-#include "backend/communicator.h"
+#include "backend/rendezvous.h"
 
 namespace cairn {
 
-class LocalGroup {
+class LocalGroup final : public RankGroup {
  public:
   // Error(kInvalidArgument) for n_ranks < 1.
   explicit LocalGroup(int n_ranks);
-  ~LocalGroup();
+  ~LocalGroup() override;
   LocalGroup(const LocalGroup&) = delete;
   LocalGroup& operator=(const LocalGroup&) = delete;
 
-  int size() const { return n_ranks_; }
-  // Rank r's communicator; lives as long as the group. Each must be used by one thread.
-  Communicator& rank(int r) { return *ranks_.at(static_cast<size_t>(r)); }
-
-  // What the ranks share (used by the communicators).
-  struct Shared {
-    std::mutex mutex;
-    std::condition_variable cv;
-    int n_ranks = 0;
-    int arrived = 0;
-    uint64_t generation = 0;
-    bool aborted = false;
-    std::vector<float*> buffers;  // [n_ranks] published by the current collective
-    std::vector<int64_t> counts;  // [n_ranks] their element counts
-
-    // Blocks until every rank has arrived. Error(kUnavailable) once the group is aborted.
-    void arrive_and_wait(int rank);
-  };
+  int size() const override { return meet_.n_ranks(); }
+  Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
 
  private:
-  int n_ranks_;
-  Shared shared_;
+  Rendezvous meet_;
   std::vector<std::unique_ptr<Communicator>> ranks_;
 };
 

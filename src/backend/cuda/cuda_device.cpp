@@ -1,6 +1,9 @@
 #include "backend/cuda/cuda_device.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -8,9 +11,13 @@
 #include "backend/cuda/graph_store.h"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/peer_group.h"
 #include "backend/cuda/rank_context.h"
 #include "backend/op_profile.h"
 #include "core/error.h"
+#ifdef CAIRN_HAVE_NCCL
+#include "backend/cuda/nccl/nccl_group.h"
+#endif
 
 namespace cairn::cuda {
 namespace {
@@ -65,13 +72,7 @@ class CudaMarks final : public ops::OpMarks {
 
 class CudaDevice final : public DeviceBackend {
  public:
-  CudaDevice() {
-    // Keep freed blocks in the pool: a step's activations are freed and taken again.
-    cudaMemPool_t pool = nullptr;
-    CAIRN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
-    uint64_t keep = UINT64_MAX;
-    CAIRN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-  }
+  CudaDevice() { keep_freed_blocks(0); }
   Device device() const override { return {DeviceKind::kCuda, 0}; }
 
   std::shared_ptr<Storage> allocate(size_t n_bytes) override {
@@ -138,7 +139,25 @@ class CudaDevice final : public DeviceBackend {
   void release(GraphId g) override { release_graph(g); }
   bool batch_invariant() const override { return cuda::batch_invariant(); }
 
+  int device_count() const override {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError(), n = 0;
+    return n;
+  }
+  void bind_thread(int index) override {
+    bind_thread_device(index);
+    keep_freed_blocks(index);
+  }
+  std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>& devices) override;
+
  private:
+  // Keeps freed blocks in `device`'s pool: a step's activations are freed and taken again.
+  static void keep_freed_blocks(int device) {
+    cudaMemPool_t pool = nullptr;
+    CAIRN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    uint64_t keep = UINT64_MAX;
+    CAIRN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  }
   // Stream 0 is the ops' stream; kCopyStream takes other threads' copies.
   static cudaStream_t of(StreamId s) {
     if (s == kCopyStream) return copy_stream();
@@ -158,6 +177,22 @@ class CudaDevice final : public DeviceBackend {
 
   CudaMarks marks_;
 };
+
+// Ranks on distinct GPUs meet through NCCL where it was built (CAIRN_TP_GROUP=peer: through
+// peer memory instead); ranks sharing a GPU, or GPUs without NCCL, through the peer group.
+std::unique_ptr<RankGroup> CudaDevice::make_rank_group(const std::vector<int>& devices) {
+  std::vector<int> sorted = devices;
+  std::sort(sorted.begin(), sorted.end());
+  const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  const char* choice = std::getenv("CAIRN_TP_GROUP");
+  const bool peer = choice != nullptr && std::string(choice) == "peer";
+#ifdef CAIRN_HAVE_NCCL
+  if (devices.size() > 1 && distinct && !peer) return std::make_unique<NcclGroup>(devices);
+#else
+  (void)distinct, (void)peer;
+#endif
+  return std::make_unique<PeerGroup>(devices);
+}
 
 }  // namespace
 

@@ -8,7 +8,6 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <random>
 #include <thread>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -16,39 +15,17 @@
 #include "backend/device.h"
 #include "core/error.h"
 #include "gpu_test_util.h"
+#include "partials.h"
 
 namespace cairn {
 namespace {
 
+using gpu_test::host_sum;
+using gpu_test::partials;
 using gpu_test::poisoned_device;
 using gpu_test::to_device;
 using gpu_test::to_host;
-
-// [n_ranks, count] partials whose sum depends on the order of addition.
-Tensor partials(int n_ranks, int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  Tensor t = Tensor::empty({n_ranks, count}, DType::kF32);
-  for (int r = 0; r < n_ranks; ++r)
-    for (int64_t i = 0; i < count; ++i)
-      t.data<float>()[r * count + i] = u(rng) * (r % 2 ? 1.0f : 1e7f);
-  return t;
-}
-
-std::vector<float> host_sum(const Tensor& p, bool reverse) {
-  const int64_t n = p.dim(0), count = p.dim(1);
-  std::vector<float> out(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    float s = p.data<float>()[(reverse ? n - 1 : 0) * count + i];
-    for (int64_t k = 1; k < n; ++k) s += p.data<float>()[(reverse ? n - 1 - k : k) * count + i];
-    out[static_cast<size_t>(i)] = s;
-  }
-  return out;
-}
-
-std::vector<float> values(const Tensor& t) {
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
-}
+using gpu_test::values;
 
 TEST(NcclGroup, RankOrderSumEqualsTheHostsBitForBit) {
   CAIRN_NEED_GPU();

@@ -57,6 +57,9 @@ class GraphBackend final : public DeviceBackend {
     prepared.insert(prepared.end(), graphs.begin(), graphs.end());
   }
   void release(GraphId g) override { released.push_back(g); }
+  int device_count() const override { return 1; }
+  void bind_thread(int) override {}
+  std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>&) override { return nullptr; }
 
   bool capturing = false;
   GraphId next_id = 0;

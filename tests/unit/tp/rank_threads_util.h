@@ -13,7 +13,7 @@
 
 namespace cairn::tp::test {
 
-inline void run_ranks(LocalGroup& group, const std::function<void(int rank)>& fn) {
+inline void run_ranks(RankGroup& group, const std::function<void(int rank)>& fn) {
   std::mutex mutex;
   std::exception_ptr first;
   std::vector<std::thread> threads;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "backend/cuda/collective_args.h"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/nccl/rank_sum.h"
 #include "core/error.h"
@@ -19,13 +20,6 @@ void nccl_check(ncclResult_t r, const char* what) {
     fail(ErrorCode::kInternal, "NCCL: {} failed: {}", what, ncclGetErrorString(r));
 }
 #define CAIRN_NCCL_CHECK(call) nccl_check((call), #call)
-
-float* device_f32(const Tensor& t, const char* what) {
-  if (t.dtype() != DType::kF32 || !t.is_contiguous() || t.device().kind != DeviceKind::kCuda)
-    fail(ErrorCode::kInvalidArgument, "{}: expected a contiguous f32 CUDA tensor, got {}", what,
-         t.describe());
-  return t.data<float>();
-}
 
 }  // namespace
 
@@ -94,7 +88,7 @@ class NcclCommunicator final : public Communicator {
   int size() const override { return g_.n(); }
 
   void all_reduce_sum(Tensor& x) override {
-    float* data = device_f32(x, "all_reduce_sum");
+    float* data = cuda::device_f32(x, "all_reduce_sum");
     const auto count = static_cast<size_t>(x.numel());
     g_.begin(rank_);
     if (g_.n() == 1 || count == 0) return;
@@ -106,11 +100,9 @@ class NcclCommunicator final : public Communicator {
   }
 
   void all_gather(const Tensor& send, Tensor& recv) override {
-    const float* in = device_f32(send, "all_gather send");
-    float* out = device_f32(recv, "all_gather recv");
-    if (recv.numel() != send.numel() * g_.n())
-      fail(ErrorCode::kInvalidArgument, "all_gather: recv is {}, expected {} x {} elements",
-           recv.describe(), g_.n(), send.numel());
+    const float* in = cuda::device_f32(send, "all_gather send");
+    float* out = cuda::device_f32(recv, "all_gather recv");
+    cuda::check_gather_sizes(send, recv, g_.n());
     g_.begin(rank_);
     auto i = static_cast<size_t>(rank_);
     CAIRN_NCCL_CHECK(ncclAllGather(in, out, static_cast<size_t>(send.numel()), ncclFloat,

@@ -15,21 +15,21 @@
 
 namespace cairn {
 
-class NcclGroup {
+class NcclGroup final : public RankGroup {
  public:
   // One communicator per CUDA device index in `devices` (rank r on devices[r]),
   // made together by ncclCommInitAll after NCCL_NVLS_ENABLE=0 is set, so no
   // NVLink SHARP multicast objects are made. Error(kInvalidArgument) for an
   // empty list; Error(kInternal) naming NCCL's message when it fails.
   explicit NcclGroup(const std::vector<int>& devices);
-  ~NcclGroup();
+  ~NcclGroup() override;
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;
 
-  int size() const;
+  int size() const override;
   // Rank r's communicator. Its tensors must be f32, contiguous and in the memory
   // of devices[r]; each call returns once the collective has completed on its stream.
-  Communicator& rank(int r);
+  Communicator& rank(int r) override;
 
   struct Impl;
 

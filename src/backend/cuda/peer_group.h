@@ -1,0 +1,39 @@
+// The communicator of ranks that are threads of one process, each driving a GPU (a rank
+// context, rank_context.h), over device tensors: several ranks on one GPU, or GPUs that reach
+// each other's memory (peer access, NVLink or PCIe). It meets like the host group
+// (rendezvous.h): every rank waits for the ops that made its buffer, publishes it, and adds its
+// part of the elements over every rank's buffer in rank order with a kernel on its own stream
+// (peer_sum.h), writing the sum into every buffer; so its bits are the host group's and the
+// NCCL group's. No NCCL: how ranks sharing a GPU meet (NCCL refuses two ranks on one device),
+// and the group of GPUs without NCCL. No CUDA types here.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backend/rendezvous.h"
+
+namespace cairn {
+
+class PeerGroup final : public RankGroup {
+ public:
+  // Rank r on CUDA device devices[r] (repeats allowed). Enables peer access, and access to each
+  // device's stream-ordered memory pool, between every two distinct devices listed.
+  // Error(kInvalidArgument) for no device, more than 8 ranks or a device not present;
+  // Error(kUnsupported) when two of the devices cannot reach each other's memory.
+  explicit PeerGroup(const std::vector<int>& devices);
+  ~PeerGroup() override;
+  PeerGroup(const PeerGroup&) = delete;
+  PeerGroup& operator=(const PeerGroup&) = delete;
+
+  int size() const override { return meet_.n_ranks(); }
+  // Rank r's communicator: its tensors f32, contiguous, in memory of devices[r]; it must be
+  // called on a thread whose context is on devices[r]. Returns once the collective is done.
+  Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
+
+ private:
+  Rendezvous meet_;
+  std::vector<std::unique_ptr<Communicator>> ranks_;
+};
+
+}  // namespace cairn

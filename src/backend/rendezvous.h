@@ -1,0 +1,65 @@
+// Where the ranks of an in-process group meet (docs/tensor-parallel.md): a barrier that an abort
+// breaks, and the buffer and element count each rank publishes for the current collective. The
+// host group (cpu/local_group.h) and the peer group of GPUs in one process
+// (cuda/peer_group.h) are both built on it; they differ only in who adds and copies the values.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backend/communicator.h"
+
+namespace cairn {
+
+class Rendezvous {
+ public:
+  // Error(kInvalidArgument) for n_ranks < 1.
+  explicit Rendezvous(int n_ranks);
+  int n_ranks() const { return n_ranks_; }
+
+  // Blocks until every rank has arrived. Error(kUnavailable) once the group is aborted.
+  void arrive_and_wait(int rank);
+  // Rank `rank` publishes `data` of `count` f32 values, waits for every rank, then checks that
+  // all counts agree (every rank sees the same counts, so all fail together or none does).
+  void publish(int rank, float* data, int64_t count, const char* what);
+  // The buffers published by the current collective, rank order (valid until its last barrier).
+  const std::vector<float*>& buffers() const { return buffers_; }
+
+  // Wakes every rank waiting with an error; the group stays broken until reset().
+  void abort();
+  // Makes an aborted group usable again; called once no rank is inside a collective.
+  void reset();
+
+ private:
+  int n_ranks_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool aborted_ = false;
+  std::vector<float*> buffers_;  // [n_ranks]
+  std::vector<int64_t> counts_;  // [n_ranks]
+};
+
+// A rank's communicator over a Rendezvous: rank, size, abort and reset; the collectives are
+// the subclass's.
+class RendezvousCommunicator : public Communicator {
+ public:
+  RendezvousCommunicator(Rendezvous& meet, int rank) : meet_(meet), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return meet_.n_ranks(); }
+  void abort() override { meet_.abort(); }
+  void reset() override { meet_.reset(); }
+
+ protected:
+  // Elements [begin, end) of count that this rank adds in an all-reduce.
+  int64_t part_begin(int64_t count) const { return count * rank_ / size(); }
+  int64_t part_end(int64_t count) const { return count * (rank_ + 1) / size(); }
+
+  Rendezvous& meet_;
+  const int rank_;
+};
+
+}  // namespace cairn
