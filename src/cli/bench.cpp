@@ -209,7 +209,8 @@ void run_load_bench(const BenchFlags& f) {
   fmt::print("{} memory bandwidth (copy, read + write): {:.2f} GB/s\n",
              d.kind == DeviceKind::kCpu ? "host" : "device", bandwidth);
   if (f.engine.tensor_parallel > 1)
-    fmt::print("tensor parallel: {} ranks (CPU threads)\n", f.engine.tensor_parallel);
+    fmt::print("tensor parallel: {} ranks ({})\n", f.engine.tensor_parallel,
+               d.kind == DeviceKind::kCpu ? "CPU threads" : "one GPU each");
   print_load_bench(*model, f.load_flags, engine_options(f.engine, model->config().path, d), weights,
                    bandwidth);
 }

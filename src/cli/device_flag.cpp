@@ -36,9 +36,17 @@ Device resolve_device(const std::string& flag) {
 
 void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks) {
   cmd.add_option("--tensor-parallel", n_ranks,
-                 "split heads, KV heads, MLP rows and vocabulary over N ranks (CPU threads)")
+                 "split heads, KV heads, MLP rows and vocabulary over N ranks (one GPU each, "
+                 "or CPU threads)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+}
+
+Device resolve_rank_device(const std::string& flag, int n_ranks) {
+  if (flag != "auto") return resolve_device(flag);
+  const Device d = resolve_device(flag);
+  if (d.kind == DeviceKind::kCpu || device_backend(d.kind).device_count() >= n_ranks) return d;
+  return Device::cpu();  // fewer GPUs than ranks: the ranks are CPU threads
 }
 
 void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks,
@@ -48,10 +56,9 @@ void place_model(std::unique_ptr<Model>& model, const std::string& device, int n
     model->set_step_graphs(graphs.max_batch());
     return;
   }
-  if (device == "cuda")
-    fail(ErrorCode::kUnsupported,
-         "--tensor-parallel runs its ranks on CPU threads; use --device cpu");
+  const Device d = resolve_rank_device(device, n_ranks);
   model = tp::make_tensor_parallel(std::move(model), n_ranks);
+  model->to_device(d);
 }
 
 }  // namespace cairn

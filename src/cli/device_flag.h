@@ -29,11 +29,15 @@ Device resolve_device(const std::string& flag);
 // `--tensor-parallel N` (docs/tensor-parallel.md).
 void add_tensor_parallel_flag(CLI::App& cmd, int& n_ranks);
 
-// Places a loaded model: split over n_ranks tensor-parallel ranks (CPU
-// threads; `device` auto then means the CPU), else moved to `device` with its
-// decode graphs set from `graphs`.
+// Where n_ranks tensor-parallel ranks run for `flag`: cuda puts rank r on GPU r; auto does
+// when at least n_ranks GPUs are present, else the ranks are CPU threads.
+Device resolve_rank_device(const std::string& flag, int n_ranks);
+
+// Places a loaded model: split over n_ranks tensor-parallel ranks on the device
+// resolve_rank_device gives (the split model's steps run eagerly), else moved
+// to `device` with its decode graphs set from `graphs`.
 // Error(kInvalidArgument) from the shard plan for a size the model's heads or
-// MLP do not divide; Error(kUnsupported) for cuda with n_ranks > 1.
+// MLP do not divide, or for cuda with fewer GPUs than ranks.
 void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks,
                  const GraphFlags& graphs);
 

@@ -40,7 +40,7 @@ std::string scheme_of(const Model& m, const EngineOptions& o) {
 // Pages live where the model computes (host memory, or the GPU's).
 PagedKvState make_kv(const Model& m, const EngineOptions& o) {
   PagedKvOptions ko = paged_kv_options(m.config(), o.kv, o.kv_budget_bytes / n_kv_shards(m));
-  ko.device = m.device();
+  ko.device = kv_device(m);
   return PagedKvState(m.kv_shard_configs(), ko);
 }
 

@@ -36,4 +36,14 @@ std::string kv_scheme_name(const PagedKvOptions& o) {
   return name;
 }
 
+Device kv_device(const Model& m) {
+  for (const Device& d : m.kv_shard_devices())
+    if (d != m.device())
+      fail(ErrorCode::kUnsupported,
+           "the model's tensor-parallel ranks are on several GPUs, and keeping each rank's KV "
+           "shard in its own GPU's memory is not supported yet; run the ranks on CPU threads "
+           "(--device cpu)");
+  return m.device();
+}
+
 }  // namespace cairn

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kv/paged_kv.h"
+#include "model/model.h"
 
 namespace cairn {
 
@@ -24,6 +25,10 @@ struct KvSettings {
 // PagedKvState options for `cfg` under a byte budget. Error(kInvalidArgument)
 // for an unknown dtype; kv_config errors name the file.
 PagedKvOptions paged_kv_options(const ModelConfig& cfg, const KvSettings& kv, int64_t budget_bytes);
+
+// The device every KV shard of `m` lives on: the model's. Error(kUnsupported) for a model
+// whose ranks are on several GPUs (each shard's pool in its rank's GPU memory is not built).
+Device kv_device(const Model& m);
 
 // A short, stable description of the KV scheme ("bf16", "q4g64@512", a kv_config
 // hash), folded into prefix-cache namespaces.

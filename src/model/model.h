@@ -44,6 +44,11 @@ class Model {
   // tensor-parallel model has one per rank and reads a tp::ShardedKvView
   // (model/tp/sharded_kv.h) holding a view made for each, in rank order.
   virtual std::vector<ModelConfig> kv_shard_configs() const { return {config()}; }
+  // The device each KV shard's pages must live on (rank order): the model's device for every
+  // shard, except for a model whose ranks are on several GPUs.
+  virtual std::vector<Device> kv_shard_devices() const {
+    return std::vector<Device>(kv_shard_configs().size(), device());
+  }
 };
 
 }  // namespace cairn

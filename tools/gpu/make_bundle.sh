@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # tools/gpu/make_bundle.sh [OUT]: packs the cuda preset's GPU binaries (cairn, gpu_ops_test,
-# gpu_model_test, gpu_engine_test, gpu_nccl_test; the kernel trace library when built) with the shared libraries they need that a bare CUDA machine lacks (fmt,
-# spdlog, OpenBLAS, …; not libc, libstdc++ or CUDA's own) into OUT/bin and OUT/lib, for
+# gpu_model_test, gpu_engine_test, gpu_tp_parity_test, gpu_peer_group_test, gpu_nccl_test; the
+# kernel trace library when built) with the shared libraries they need that a bare CUDA machine
+# lacks (fmt, spdlog, OpenBLAS, …; not libc, libstdc++ or CUDA's own) into OUT/bin and OUT/lib, for
 # tools/gpu/run_suite.sh OUT on a GPU machine without this project's build dependencies.
 # The binaries read test data from the source tree they were built in (CAIRN_SOURCE_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-.gpu-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
-for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_nccl_test; do
+for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_tp_parity_test gpu_peer_group_test \
+  gpu_nccl_test; do
   cp "$(find build/cuda -name $t -type f -perm -u+x | head -1)" "$out/bin/"
 done
 # The kernel trace library (tools/gpu/kernel_trace), when the build has one.

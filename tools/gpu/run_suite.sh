@@ -39,7 +39,8 @@ else
   scripts/build.sh cuda cairn gpu_tests || exit 1
   cmake --build build/cuda --target cairn_kernel_trace >/dev/null 2>&1  # when CUPTI is there
   bin=$logs/bin && mkdir -p "$bin"
-  for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
+  for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_tp_parity_test gpu_peer_group_test \
+    gpu_nccl_test; do ln -sf "$(realpath "$(find build/cuda -name $t -type f | head -1)")" "$bin/$t"; done
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$logs/gpu.txt"
 declare -A result
@@ -57,6 +58,8 @@ if has checks; then
   gtest "op tests" ops.log "$bin/gpu_ops_test"
   gtest "model parity + determinism" models.log "$bin/gpu_model_test"
   gtest "engine on the GPU" engine.log "$bin/gpu_engine_test"
+  gtest "tensor parallel, ranks on one GPU" tp.log "$bin/gpu_tp_parity_test"
+  gtest "peer group" peer.log "$bin/gpu_peer_group_test"
   gtest "nccl (one GPU)" nccl.log "$bin/gpu_nccl_test"
   timeout 300 tests/server/clients/gpu_serve.sh "$bin/cairn" \
     "${CAIRN_SHARED_DIR:-../shared}/models/stories260K" >"$logs/serve.log" 2>&1

@@ -1,15 +1,15 @@
 // A decoder split over N tensor-parallel ranks behind the same Model interface
 // (docs/tensor-parallel.md): each rank holds its shards of the weights
 // (shard_plan.h, sharded_weights.h) and runs rank_forward on its own thread; the
-// ranks talk through an in-process group (local_group.h). The KV state passed
-// to forward is a ShardedKvView with one shard per rank, made for
-// kv_shard_configs().
+// ranks talk through their device's rank group (DeviceBackend::make_rank_group:
+// the in-process group on the CPU, the peer or NCCL group on GPUs). The KV
+// state passed to forward is a ShardedKvView with one shard per rank, made for
+// kv_shard_configs(), each shard on its rank's device.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "backend/cpu/local_group.h"
 #include "model/decoder.h"
 #include "model/tp/rank_forward.h"
 #include "model/tp/rank_threads.h"
@@ -29,6 +29,17 @@ class TensorParallelModel final : public Model {
   // with one rank, any view.
   void forward(const ForwardBatch& batch, KvView& kv, Tensor& logits) override;
   std::vector<ModelConfig> kv_shard_configs() const override;
+  std::vector<Device> kv_shard_devices() const override;
+
+  // Rank 0's device.
+  Device device() const override;
+  // On a GPU: rank r onto GPU r (Error(kInvalidArgument) when fewer GPUs than ranks are
+  // present); on the CPU: every rank back in host memory.
+  void to_device(Device device) override;
+  // Rank r's weights onto device devices[r] of `kind`, its thread bound to that device first
+  // (DeviceBackend::bind_thread); the ranks then meet through the backend's group for these
+  // devices. Devices may repeat: ranks sharing one GPU (how one GPU runs a split model).
+  void place_ranks(DeviceKind kind, const std::vector<int>& devices);
 
   const ShardPlan& plan() const { return plan_; }
   int n_ranks() const { return plan_.n_ranks; }
@@ -40,7 +51,9 @@ class TensorParallelModel final : public Model {
   DecoderOptions options_;
   ShardPlan plan_;
   std::vector<RankModel> ranks_;  // [n_ranks]
-  LocalGroup group_;
+  DeviceKind kind_ = DeviceKind::kCpu;
+  std::vector<int> devices_;  // [n_ranks] each rank's device index
+  std::unique_ptr<RankGroup> group_;
   RankThreads threads_;
 };
 

@@ -5,7 +5,7 @@
 // window, softcaps) and qwen3 fixtures, with full-precision and 8-bit KV, at one
 // rank and over 2 or 4 tensor-parallel ranks (engine_case.h). Built again with
 // CAIRN_ENGINE_ON_GPU (tests/gpu/models) for the same checks on a GPU, pages in
-// device memory.
+// device memory, the split cases' ranks sharing one GPU.
 #include <gtest/gtest.h>
 
 #include "engine_case.h"
@@ -73,6 +73,10 @@ std::vector<EngineCase> all_cases() {
                                {"qwen3", fixture_dir("qwen3")},
                                {"default_q8", kDefaultModelDir, 1, 8}};
 #ifdef CAIRN_ENGINE_ON_GPU
+  // Every rank of a split case on GPU 0 (engine_case.h); not the default model (its file is
+  // not among the GPU suite's fixtures).
+  for (EngineCase& tp : tp_cases())
+    if (tp.dir != kDefaultModelDir) c.push_back(std::move(tp));
   for (EngineCase& g : c) g.device = DeviceKind::kCuda;
 #else
   for (EngineCase& tp : tp_cases()) c.push_back(std::move(tp));

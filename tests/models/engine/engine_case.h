@@ -42,14 +42,18 @@ inline bool device_present(DeviceKind kind) {
   }
 }
 
-// The model of a folder split over n ranks (1: unsplit) or moved to a GPU, loaded once per binary.
+// The model of a folder split over n ranks (1: unsplit) and moved to a GPU or not, loaded once
+// per binary. Split on a GPU, every rank runs on GPU 0 (the engine keeps its KV shards on one
+// device), each on its own thread and streams.
 inline Model& case_model(const std::string& dir, int n_ranks,
                          DeviceKind device = DeviceKind::kCpu) {
   static std::map<std::tuple<std::string, int, DeviceKind>, std::unique_ptr<Model>> models;
   auto& m = models[{dir, n_ranks, device}];
   if (!m) {
     m = n_ranks == 1 ? load_model(dir, {}) : tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
-    if (device != DeviceKind::kCpu) m->to_device(device_backend(device).device());
+    if (device != DeviceKind::kCpu && n_ranks == 1) m->to_device(device_backend(device).device());
+    if (device != DeviceKind::kCpu && n_ranks > 1)
+      dynamic_cast<tp::TensorParallelModel&>(*m).place_ranks(device, std::vector<int>(n_ranks));
   }
   return *m;
 }

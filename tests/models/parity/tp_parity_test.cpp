@@ -2,13 +2,17 @@
 // at 1, 2 and 4 ranks over the paged KV state (one PagedKvState per rank,
 // holding that rank's KV heads; K/V in f32 as in parity_test.cpp): logits
 // against transformers' and against the unsharded model within the parity
-// bounds, greedy tokens identical; one rank equal to the unsharded model bit for
-// bit; results bitwise the same run to run, at any thread count, chunked or
-// batched.
+// bounds, greedy tokens identical but for near ties the logits' error may swap;
+// one rank equal to the unsharded model bit for bit; results bitwise the same
+// run to run, at any thread count, chunked or batched. Built again with
+// CAIRN_TP_ON_GPU (tests/gpu/models): the same checks with every rank on GPU 0
+// (a thread and streams each, meeting through the peer group), the unsharded
+// model on the GPU too, and the pages in device memory.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
+#include "backend/device.h"
 #include "core/error.h"
 #include "kv/paged_kv.h"
 #include "model/registry.h"
@@ -29,11 +33,27 @@ void PrintTo(const TpCase& c, std::ostream* os) {
   *os << c.family << "/" << c.weights << "/tp" << c.n_ranks;
 }
 
+#ifdef CAIRN_TP_ON_GPU
+const DeviceKind kKind = DeviceKind::kCuda;
+#else
+const DeviceKind kKind = DeviceKind::kCpu;
+#endif
+
+bool device_missing() {
+  try {
+    device_backend(kKind).device();
+    return false;
+  } catch (const Error&) {
+    return true;
+  }
+}
+
 std::unique_ptr<KvView> paged(const ModelConfig& c) {
   PagedKvOptions o;
   o.page_tokens = 16;
   o.budget_bytes = int64_t{64} << 20;
   o.full_store = KvStore::kF32;
+  o.device = {kKind, 0};
   return std::make_unique<PagedKvState>(c, o);
 }
 
@@ -49,17 +69,22 @@ std::unique_ptr<KvView> cache_for(const Model& m) {
 class TpParityTest : public ::testing::TestWithParam<TpCase> {
  protected:
   void SetUp() override {
+    if (device_missing()) GTEST_SKIP() << "no device";
     std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/" +
                       GetParam().family + "/" + GetParam().weights;
     ref_ = load_reference(dir);
     base_ = load_model(dir, {});
     tp_ = make_tp(0);
+    base_->to_device({kKind, 0});
     bound_ = (GetParam().weights == "f32" ? 1e-4f : 2e-2f) * ref_.max_abs_logit;
   }
 
+  // base_ split, while it is still on the host; on a GPU, every rank on GPU 0.
   std::unique_ptr<tp::TensorParallelModel> make_tp(int n_threads) const {
-    return std::make_unique<tp::TensorParallelModel>(dynamic_cast<const DecoderModel&>(*base_),
-                                                     GetParam().n_ranks, n_threads);
+    auto m = std::make_unique<tp::TensorParallelModel>(dynamic_cast<const DecoderModel&>(*base_),
+                                                       GetParam().n_ranks, n_threads);
+    if (kKind != DeviceKind::kCpu) m->place_ranks(kKind, std::vector<int>(GetParam().n_ranks));
+    return m;
   }
 
   // The last logits of each chunk of `chunk` prompt tokens, then of 16 greedy
@@ -91,12 +116,32 @@ float max_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return m;
 }
 
+std::vector<float> row_of(const Tensor& t, int64_t row) {
+  const int64_t w = t.dim(1);
+  return std::vector<float>(t.data<float>() + row * w, t.data<float>() + (row + 1) * w);
+}
+
+// got's greedy token is want's, or the two tokens are a near tie in want: want's leader ahead
+// by at most 2·err, which logits each off by up to err may swap (bf16 products on a GPU round
+// their inputs, so logits there differ from the reference by ~1% of the largest, and a split
+// model's partial sums move them by as much again). `ties` counts the swaps allowed.
+::testing::AssertionResult same_greedy(const std::vector<float>& got,
+                                       const std::vector<float>& want, float err, int& ties) {
+  const int32_t g = argmax(got), w = argmax(want);
+  if (g == w) return ::testing::AssertionSuccess();
+  const float lead = want[static_cast<size_t>(w)] - want[static_cast<size_t>(g)];
+  if (lead <= 2 * err) return ++ties, ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "token " << g << " where " << w << " leads by " << lead
+                                       << " (logits off by " << err << ")";
+}
+
 TEST_P(TpParityTest, LogitsAndGreedyTokensMatchTheUnshardedModelAndTransformers) {
   const int64_t chunk = 7, n = static_cast<int64_t>(ref_.prompt_ids.size());
   const int64_t n_chunks = (n + chunk - 1) / chunk;
   std::vector<std::vector<float>> got = run(*tp_, chunk), want = run(*base_, chunk);
   ASSERT_EQ(got.size(), want.size());
   float worst_base = 0.0f, worst_ref = 0.0f;
+  int ties = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     const int64_t k = static_cast<int64_t>(i);
     const bool prompt = k < n_chunks;
@@ -107,18 +152,21 @@ TEST_P(TpParityTest, LogitsAndGreedyTokensMatchTheUnshardedModelAndTransformers)
     worst_base = std::max(worst_base, d_base);
     EXPECT_LE(d_base, bound_) << "against the unsharded model, output " << i;
     EXPECT_LE(d_ref, bound_) << "against transformers, output " << i;
-    EXPECT_EQ(argmax(got[i]), argmax(want[i])) << "greedy token, output " << i;
+    EXPECT_TRUE(same_greedy(got[i], want[i], d_base, ties)) << "greedy token, output " << i;
     if (!prompt) {
-      EXPECT_EQ(argmax(got[i]), ref_.step_ids[static_cast<size_t>(row)]) << "step " << row;
+      const std::vector<float> ref_row = row_of(ref_.step_logits, row);
+      ASSERT_EQ(argmax(ref_row), ref_.step_ids[static_cast<size_t>(row)]);
+      EXPECT_TRUE(same_greedy(got[i], ref_row, d_ref, ties)) << "step " << row;
     }
   }
   EXPECT_EQ(argmax(got[static_cast<size_t>(n_chunks) - 1]), ref_.step_ids[0]);
+  EXPECT_LE(ties, 2) << "near ties swapped";
   std::printf(
       "[tp parity] %s/%s tp %d: max |d| vs unsharded %.3g = %.3g x max |logit|, "
-      "vs transformers %.3g x (bound %.0e)\n",
+      "vs transformers %.3g x (bound %.0e); near ties swapped: %d\n",
       GetParam().family.c_str(), GetParam().weights.c_str(), GetParam().n_ranks, worst_base,
       worst_base / ref_.max_abs_logit, worst_ref / ref_.max_abs_logit,
-      GetParam().weights == "f32" ? 1e-4 : 2e-2);
+      GetParam().weights == "f32" ? 1e-4 : 2e-2, ties);
 }
 
 TEST_P(TpParityTest, OneRankEqualsTheUnshardedModelBitForBit) {
@@ -131,7 +179,9 @@ TEST_P(TpParityTest, OneRankEqualsTheUnshardedModelBitForBit) {
 TEST_P(TpParityTest, BitwiseReproducible) {
   std::vector<std::vector<float>> first = run(*tp_, 7);
   EXPECT_EQ(run(*tp_, 7), first) << "second run";
-  EXPECT_EQ(run(*make_tp(GetParam().n_ranks * 2), 7), first) << "two threads per rank";
+  if (kKind == DeviceKind::kCpu) {
+    EXPECT_EQ(run(*make_tp(GetParam().n_ranks * 2), 7), first) << "two threads per rank";
+  }
 
   const auto& p = ref_.prompt_ids;
   const int64_t n = static_cast<int64_t>(p.size());
@@ -175,6 +225,29 @@ TEST_P(TpParityTest, EachRankHoldsItsOwnKvHeads) {
     EXPECT_THROW(run_span(*tp_, *plain, 0, ids, 0, 1), Error) << "an unsharded view is refused";
   }
 }
+
+#ifdef CAIRN_TP_ON_GPU
+// to_device puts rank r on GPU r: with fewer GPUs than ranks, an error that names the count;
+// with enough, each rank's KV shard belongs on its own GPU.
+TEST(TpOnGpus, OneGpuARank) {
+  if (device_missing()) GTEST_SKIP() << "no device";
+  const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/llama/f32";
+  tp::TensorParallelModel m(dynamic_cast<const DecoderModel&>(*load_model(dir, {})), 2);
+  if (device_backend(kKind).device_count() < 2) {
+    try {
+      m.to_device({kKind, 0});
+      FAIL() << "two ranks went onto one GPU";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("1 GPU is present"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(m.device(), Device::cpu()) << "left where it was";
+    return;
+  }
+  m.to_device({kKind, 0});
+  EXPECT_EQ(m.kv_shard_devices(), (std::vector<Device>{{kKind, 0}, {kKind, 1}}));
+}
+#endif
 
 std::vector<TpCase> all_cases() {
   std::vector<TpCase> out;
