@@ -50,6 +50,9 @@ struct EngineOptions {
   // Host pools too read a layer-wise restore's parts into staging slots and
   // copy them into the pages, as a GPU's pool must (tests of that path).
   bool stage_restores = false;
+  // Tests: a layer-wise restore reads each page's last layer range this many milliseconds
+  // late, so that its request surely runs before that range settles (the cut-back path).
+  int32_t restore_last_range_hold_ms = 0;
   // Generation checkpoints (needs ssd_cache_dir): every N emitted tokens a
   // running generation's state goes to disk, and an identical request after a
   // crash or restart resumes it (docs/checkpoints.md). 0 = off.

@@ -122,6 +122,7 @@ LayeredPlan Engine::Loop::layered_plan(const Restore& r, std::vector<PageKey> ke
   const std::vector<LayerGroup>& groups = kv_.groups();
   LayeredPlan p;
   p.keys = std::move(keys);
+  p.last_range_hold = std::chrono::milliseconds(options_.restore_last_range_hold_ms);
   const int n = options_.restore_layer_ranges > 0
                     ? options_.restore_layer_ranges
                     : static_cast<int>(std::clamp<int64_t>(

@@ -1,6 +1,7 @@
 #include "prefix/layered_restore.h"
 
 #include <algorithm>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -76,6 +77,8 @@ void LayeredRestore::run(size_t page, size_t range, bool skip) {
     cv_.wait(lock, [&] { return pages_[page]->next_range == range; });
     skip = skip || (failed_ >= 0 && static_cast<int64_t>(page) >= failed_);
   }
+  if (!skip && range + 1 == n_ranges_ && plan_.last_range_hold.count() > 0)
+    std::this_thread::sleep_for(plan_.last_range_hold);
   const bool ok = !skip && read_part(page, range).ok();
   if (!ok) pages_[page]->file.reset();  // this page is done with
   settle(page, range, ok);

@@ -64,6 +64,9 @@ struct LayeredPlan {
   int64_t first_position = 0;       // the sequence position where the first page starts
   int64_t page_tokens = 0;
   bool quantized = false;  // the pages' format (the tier's namespace)
+  // Tests: each page's last range is read this much later, so that the request is queued, and
+  // runs its first layers, while that range is still to come (what a slow disk does).
+  std::chrono::milliseconds last_range_hold{0};
 };
 
 // Ranges of about equal layer counts over a model's layers, `n` of them at most.

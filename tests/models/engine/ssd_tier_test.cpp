@@ -107,6 +107,7 @@ void SsdTierEngine::expect_cut_back(bool staged) {
   EngineOptions o = options(true);
   o.restore_layer_ranges = 4;  // one per layer (the fixture's small pages would get one range)
   o.stage_restores = staged;
+  o.restore_last_range_hold_ms = 100;  // the request runs before the flipped range is checked
   Engine second(*model_, nullptr, o);
   const Outcome got = collect(second.submit(target()), log_);
   EXPECT_EQ(second.stats().ssd_restore_cut_backs, 1);
