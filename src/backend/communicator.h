@@ -25,7 +25,8 @@ class Communicator {
 
   // x [any shape] f32, contiguous, the same element count on every rank:
   // replaced by the sum over ranks, in rank order. Blocks until every rank has
-  // called it.
+  // called it; on a device, the sum is then ready in the order of the rank's
+  // stream (finish()).
   virtual void all_reduce_sum(Tensor& x) = 0;
 
   // send [count] f32 contiguous (the same count on every rank) into
@@ -37,6 +38,12 @@ class Communicator {
   virtual void abort() = 0;
   // Makes an aborted group usable again; called once no rank is inside a collective.
   virtual void reset() = 0;
+
+  // Collectives on a device may return once queued on the rank's stream, ordered with the
+  // rank's other work there: finish() returns once those this rank issued are complete, so
+  // that another stream or the host may use what they wrote. Error(kUnavailable) when the
+  // group is aborted while it waits. A host group's collectives are done when they return.
+  virtual void finish() = 0;
 };
 
 // The communicators of a group's ranks, made together (DeviceBackend::make_rank_group).

@@ -9,6 +9,10 @@
 namespace cairn {
 namespace {
 
+// A rank thread spins this long at a barrier before it sleeps: the ranks issue the same
+// launches between collectives and arrive microseconds apart.
+constexpr int kSpinMicroseconds = 200;
+
 // Lets kernels and copies on `from` read and write `to`'s memory, cudaMalloc'd and
 // stream-ordered (a pool's memory needs its own grant). Called with `from` current.
 void reach(int from, int to) {
@@ -50,18 +54,28 @@ void reach_each_other(const std::vector<int>& devices) {
   CAIRN_CUDA_CHECK(cudaSetDevice(current));
 }
 
+// The collectives are ordered on the GPUs, not on the host: a rank records an event on its
+// stream once its buffer is written and publishes it with the buffer; every rank's stream waits
+// for the others' events before it reads or writes their buffers, and for their "done" events
+// before it goes on (so no rank reuses or frees its buffer while another still writes it).
+// The host only meets at the two barriers, and the collective returns once queued.
 class PeerCommunicator final : public RendezvousCommunicator {
  public:
   using RendezvousCommunicator::RendezvousCommunicator;
+  ~PeerCommunicator() override {
+    for (cudaEvent_t e : {ready_, done_})
+      if (e != nullptr) cudaEventDestroy(e);
+  }
 
   void all_reduce_sum(Tensor& x) override {
     float* data = cuda::device_f32(x, "all_reduce_sum");
     const int64_t n = x.numel();
-    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));  // the ops that made x are done
-    meet_.publish(rank_, data, n, "all_reduce_sum");
-    cuda::peer_part_sum(meet_.buffers().data(), size(), part_begin(n), part_end(n), cuda::stream());
-    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
-    meet_.arrive_and_wait(rank_);  // every part written before any rank reads its buffer
+    cudaStream_t s = cuda::stream();
+    meet_.publish(rank_, data, n, "all_reduce_sum", record(ready_, s));
+    wait_for(meet_.ready(), s);
+    cuda::peer_part_sum(meet_.buffers().data(), size(), part_begin(n), part_end(n), s);
+    meet_.arrive_done(rank_, record(done_, s));
+    wait_for(meet_.done(), s);  // every part written before this rank's stream goes on
   }
 
   void all_gather(const Tensor& send, Tensor& recv) override {
@@ -69,16 +83,34 @@ class PeerCommunicator final : public RendezvousCommunicator {
     float* out = cuda::device_f32(recv, "all_gather recv");
     cuda::check_gather_sizes(send, recv, size());
     const int64_t count = send.numel();
-    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
-    meet_.publish(rank_, const_cast<float*>(in), count, "all_gather");  // only read
+    cudaStream_t s = cuda::stream();
+    meet_.publish(rank_, const_cast<float*>(in), count, "all_gather", record(ready_, s));
+    wait_for(meet_.ready(), s);
     const std::vector<float*>& bufs = meet_.buffers();
     for (size_t r = 0; r < bufs.size(); ++r)
       CAIRN_CUDA_CHECK(cudaMemcpyAsync(out + static_cast<int64_t>(r) * count, bufs[r],
                                        static_cast<size_t>(count) * sizeof(float),
-                                       cudaMemcpyDefault, cuda::stream()));
-    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
-    meet_.arrive_and_wait(rank_);  // no rank reuses its send buffer while others copy it
+                                       cudaMemcpyDefault, s));
+    meet_.arrive_done(rank_, record(done_, s));
+    wait_for(meet_.done(), s);  // no rank reuses its send buffer while others copy it
   }
+
+  void finish() override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream())); }
+
+ private:
+  // e (made at first use, on the calling rank's device) recorded on s.
+  static void* record(cudaEvent_t& e, cudaStream_t s) {
+    if (e == nullptr) CAIRN_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CAIRN_CUDA_CHECK(cudaEventRecord(e, s));
+    return e;
+  }
+  void wait_for(const std::vector<void*>& events, cudaStream_t s) const {
+    for (int r = 0; r < size(); ++r)
+      if (r != rank_)
+        CAIRN_CUDA_CHECK(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(events[r]), 0));
+  }
+
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;
 };
 
 int checked_size(const std::vector<int>& devices) {
@@ -91,7 +123,8 @@ int checked_size(const std::vector<int>& devices) {
 
 }  // namespace
 
-PeerGroup::PeerGroup(const std::vector<int>& devices) : meet_(checked_size(devices)) {
+PeerGroup::PeerGroup(const std::vector<int>& devices)
+    : meet_(checked_size(devices), kSpinMicroseconds) {
   reach_each_other(devices);
   for (int r = 0; r < size(); ++r) ranks_.push_back(std::make_unique<PeerCommunicator>(meet_, r));
 }

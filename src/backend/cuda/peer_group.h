@@ -1,11 +1,13 @@
 // The communicator of ranks that are threads of one process, each driving a GPU (a rank
 // context, rank_context.h), over device tensors: several ranks on one GPU, or GPUs that reach
 // each other's memory (peer access, NVLink or PCIe). It meets like the host group
-// (rendezvous.h): every rank waits for the ops that made its buffer, publishes it, and adds its
-// part of the elements over every rank's buffer in rank order with a kernel on its own stream
-// (peer_sum.h), writing the sum into every buffer; so its bits are the host group's and the
-// NCCL group's. No NCCL: how ranks sharing a GPU meet (NCCL refuses two ranks on one device),
-// and the group of GPUs without NCCL. No CUDA types here.
+// (rendezvous.h): every rank publishes its buffer with an event marking it written, and its
+// stream waits for the others' before it adds its part of the elements over every rank's buffer
+// in rank order with a kernel (peer_sum.h), writing the sum into every buffer; so its bits are
+// the host group's and the NCCL group's. The host meets at two barriers and never waits for a
+// GPU: a collective returns once queued on the rank's stream, ordered with the rank's work. No
+// NCCL: how ranks sharing a GPU meet (NCCL refuses two ranks on one device), and the group of GPUs
+// without NCCL. No CUDA types here.
 #pragma once
 
 #include <memory>
@@ -28,7 +30,8 @@ class PeerGroup final : public RankGroup {
 
   int size() const override { return meet_.n_ranks(); }
   // Rank r's communicator: its tensors f32, contiguous, in memory of devices[r]; it must be
-  // called on a thread whose context is on devices[r]. Returns once the collective is done.
+  // called on a thread whose context is on devices[r]. Returns once the collective is queued
+  // on that context's stream (finish() waits for it).
   Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
 
  private:

@@ -113,8 +113,10 @@ void TensorParallelModel::forward(const ForwardBatch& batch, KvView& kv, Tensor&
   backend.synchronize();
   auto rank_step = [&](int r) {
     KvView& shard = sharded != nullptr ? sharded->shard(r) : kv;
-    rank_forward(ranks_[static_cast<size_t>(r)], options_, plan_, batch, shard, group_->rank(r),
+    Communicator& comm = group_->rank(r);
+    rank_forward(ranks_[static_cast<size_t>(r)], options_, plan_, batch, shard, comm,
                  r == 0 ? &logits : nullptr);
+    comm.finish();  // its collectives, and so every op before them, done; then the rest
     backend.synchronize();
   };
   std::function<void()> on_failure = [this] { group_->rank(0).abort(); };

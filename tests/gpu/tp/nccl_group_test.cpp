@@ -51,6 +51,7 @@ TEST(NcclGroup, OneGpu) {
   EXPECT_EQ(values(to_host(x)), values(p));
   Tensor recv = poisoned_device({257}, DType::kF32);
   g.rank(0).all_gather(x, recv);
+  g.rank(0).finish();
   EXPECT_EQ(values(to_host(recv)), values(p));
   Tensor host = Tensor::zeros({4}, DType::kF32);
   EXPECT_THROW(g.rank(0).all_reduce_sum(host), Error);
@@ -91,11 +92,14 @@ TEST(NcclGroup, EveryGpuAllReduceEqualsTheInProcessGroup) {
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r)
     threads.emplace_back([&, r] {
+      device_backend(DeviceKind::kCuda).bind_thread(r);  // the rank's stream is its context's
       Tensor x = GpuBuffer::make(r, p.slice_rows(r, r + 1).reshape({count}));
       Tensor recv = GpuBuffer::make(r, Tensor::zeros({n * count}, DType::kF32));
       g.rank(r).all_gather(x, recv);
+      g.rank(r).finish();
       gathered[static_cast<size_t>(r)] = GpuBuffer::read(recv);
       g.rank(r).all_reduce_sum(x);
+      g.rank(r).finish();
       got[static_cast<size_t>(r)] = GpuBuffer::read(x);
     });
   for (std::thread& t : threads) t.join();

@@ -1,16 +1,19 @@
 // The peer group (backend/cuda/peer_group.h): ranks as threads bound to a GPU (rank contexts),
 // several on one GPU or one a GPU. The all-reduce gives the in-process group's bits (the rank
-// order sum) on every rank whatever the order the ranks arrive in, round after round; the
-// all-gather places each rank's values at its offset; counts that differ fail on every rank;
-// an abort wakes a rank left waiting, and reset makes the group usable again.
+// order sum) on every rank whatever the order the ranks arrive in, round after round, and
+// waits on the GPU for a buffer still being written; the all-gather places each rank's values
+// at its offset; counts that differ fail on every rank; an abort wakes a rank left waiting, and
+// reset makes the group usable again.
 #include "backend/cuda/peer_group.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <random>
 #include <thread>
 
+#include "backend/cuda/cuda_runtime.h"
 #include "backend/device.h"
 #include "core/error.h"
 #include "gpu_test_util.h"
@@ -79,9 +82,38 @@ TEST(PeerGroup, AllGatherPlacesEachRanksValuesOnEveryRank) {
     Tensor send = to_device(p.slice_rows(r, r + 1).reshape({count}));
     Tensor recv = poisoned_device({n * count}, DType::kF32);
     g.rank(r).all_gather(send, recv);
+    g.rank(r).finish();
     got[static_cast<size_t>(r)] = values(to_host(recv));
   });
   for (int r = 0; r < n; ++r) EXPECT_EQ(got[static_cast<size_t>(r)], values(p)) << "rank " << r;
+}
+
+// The collectives are ordered on the GPU, not the host: rank 0's buffer is written by a kernel
+// queued behind a 30 ms pause of its stream, long after rank 0 has called the all-reduce; every
+// rank still adds rank 0's values.
+TEST(PeerGroup, ABufferStillBeingWrittenIsWaitedFor) {
+  CAIRN_NEED_GPU();
+  const int64_t count = 1 << 16;
+  PeerGroup g({0, 0});
+  std::vector<std::vector<float>> got(2);
+  tp::test::run_ranks(g, [&](int r) {
+    gpu().bind_thread(0);
+    Tensor x = empty_on({DeviceKind::kCuda, 0}, {count}, DType::kF32);
+    if (r == 0) {
+      auto pause = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
+      ASSERT_EQ(cudaLaunchHostFunc(cuda::stream(), pause, nullptr), cudaSuccess);
+    }
+    gpu().fill_uniform(x, 100 + static_cast<uint64_t>(r), 0.0f, 1.0f);  // x[i] = uniform_at
+    g.rank(r).all_reduce_sum(x);
+    g.rank(r).finish();
+    got[static_cast<size_t>(r)] = values(to_host(x));
+  });
+  std::vector<float> want(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    want[static_cast<size_t>(i)] =
+        uniform_at(100, static_cast<uint64_t>(i)) + uniform_at(101, static_cast<uint64_t>(i));
+  EXPECT_EQ(got[0], want);
+  EXPECT_EQ(got[1], want) << "the rank whose peer's buffer came late";
 }
 
 TEST(PeerGroup, CountsThatDifferFailOnEveryRankAndTheGroupGoesOn) {

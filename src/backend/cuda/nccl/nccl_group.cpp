@@ -26,7 +26,6 @@ void nccl_check(ncclResult_t r, const char* what) {
 struct NcclGroup::Impl {
   std::vector<int> devices;           // [n] CUDA device of each rank
   std::vector<ncclComm_t> comms;      // [n]
-  std::vector<cudaStream_t> streams;  // [n] each rank's collectives and sums
   std::vector<float*> scratch;        // [n] gathered partials [n, count]
   std::vector<size_t> scratch_bytes;  // [n]
   std::atomic<bool> aborted{false};
@@ -52,30 +51,25 @@ struct NcclGroup::Impl {
     return scratch[i];
   }
 
-  // Waits for rank r's stream, failing when the group is aborted or NCCL reports
-  // an error (a peer that never arrives must not hang the caller).
+  // Waits for the calling rank's stream, failing when the group is aborted or NCCL reports an
+  // error (a peer that never arrives must not hang the caller).
   void wait(int r) {
-    auto i = static_cast<size_t>(r);
     for (;;) {
-      cudaError_t q = cudaStreamQuery(streams[i]);
+      cudaError_t q = cudaStreamQuery(cuda::stream());
       if (q == cudaSuccess) return;
       if (q != cudaErrorNotReady) cuda::check(q, "cudaStreamQuery (NCCL collective)");
       if (aborted.load())
         fail(ErrorCode::kUnavailable, "tensor-parallel rank {}: the group was aborted", r);
       ncclResult_t async = ncclSuccess;
-      CAIRN_NCCL_CHECK(ncclCommGetAsyncError(comms[i], &async));
+      CAIRN_NCCL_CHECK(ncclCommGetAsyncError(comms[static_cast<size_t>(r)], &async));
       if (async != ncclSuccess && async != ncclInProgress) nccl_check(async, "a collective");
       std::this_thread::yield();
     }
   }
 
-  // Orders a collective after the ops that produced its inputs (issued on the
-  // backend's stream), then makes rank r's device current.
-  void begin(int r) {
+  void check_open(int r) const {
     if (aborted.load())
       fail(ErrorCode::kUnavailable, "tensor-parallel rank {}: the group was aborted", r);
-    CAIRN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream()));
-    CAIRN_CUDA_CHECK(cudaSetDevice(devices[static_cast<size_t>(r)]));
   }
 };
 
@@ -87,28 +81,28 @@ class NcclCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return g_.n(); }
 
+  // On the rank's stream (its context's, rank_context.h), after the ops that made x.
   void all_reduce_sum(Tensor& x) override {
     float* data = cuda::device_f32(x, "all_reduce_sum");
     const auto count = static_cast<size_t>(x.numel());
-    g_.begin(rank_);
+    g_.check_open(rank_);
     if (g_.n() == 1 || count == 0) return;
-    auto i = static_cast<size_t>(rank_);
     float* parts = g_.scratch_for(rank_, count * sizeof(float) * static_cast<size_t>(g_.n()));
-    CAIRN_NCCL_CHECK(ncclAllGather(data, parts, count, ncclFloat, g_.comms[i], g_.streams[i]));
-    cuda::rank_order_sum(parts, g_.n(), x.numel(), data, g_.streams[i]);
-    g_.wait(rank_);
+    CAIRN_NCCL_CHECK(
+        ncclAllGather(data, parts, count, ncclFloat, g_.comms[index()], cuda::stream()));
+    cuda::rank_order_sum(parts, g_.n(), x.numel(), data, cuda::stream());
   }
 
   void all_gather(const Tensor& send, Tensor& recv) override {
     const float* in = cuda::device_f32(send, "all_gather send");
     float* out = cuda::device_f32(recv, "all_gather recv");
     cuda::check_gather_sizes(send, recv, g_.n());
-    g_.begin(rank_);
-    auto i = static_cast<size_t>(rank_);
+    g_.check_open(rank_);
     CAIRN_NCCL_CHECK(ncclAllGather(in, out, static_cast<size_t>(send.numel()), ncclFloat,
-                                   g_.comms[i], g_.streams[i]));
-    g_.wait(rank_);
+                                   g_.comms[index()], cuda::stream()));
   }
+
+  void finish() override { g_.wait(rank_); }
 
   void abort() override { g_.aborted.store(true); }
 
@@ -125,6 +119,8 @@ class NcclCommunicator final : public Communicator {
   }
 
  private:
+  size_t index() const { return static_cast<size_t>(rank_); }
+
   NcclGroup::Impl& g_;
   int rank_;
 };
@@ -137,13 +133,10 @@ NcclGroup::NcclGroup(const std::vector<int>& devices) : impl_(std::make_unique<I
   g.devices = devices;
   g.scratch.assign(devices.size(), nullptr);
   g.scratch_bytes.assign(devices.size(), 0);
-  for (int d : devices) {
-    CAIRN_CUDA_CHECK(cudaSetDevice(d));
-    cudaStream_t s = nullptr;
-    CAIRN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    g.streams.push_back(s);
-  }
+  int current = 0;
+  CAIRN_CUDA_CHECK(cudaGetDevice(&current));
   g.init_comms();
+  CAIRN_CUDA_CHECK(cudaSetDevice(current));  // ncclCommInitAll visits every device
   for (int r = 0; r < g.n(); ++r) ranks_.push_back(std::make_unique<NcclCommunicator>(g, r));
 }
 
@@ -153,7 +146,6 @@ NcclGroup::~NcclGroup() {
     cudaSetDevice(g.devices[i]);
     if (i < g.comms.size() && g.comms[i] != nullptr) ncclCommDestroy(g.comms[i]);
     if (g.scratch[i] != nullptr) cudaFree(g.scratch[i]);
-    cudaStreamDestroy(g.streams[i]);
   }
 }
 

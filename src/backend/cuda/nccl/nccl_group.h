@@ -27,8 +27,10 @@ class NcclGroup final : public RankGroup {
   NcclGroup& operator=(const NcclGroup&) = delete;
 
   int size() const override;
-  // Rank r's communicator. Its tensors must be f32, contiguous and in the memory
-  // of devices[r]; each call returns once the collective has completed on its stream.
+  // Rank r's communicator, used by a thread bound to devices[r] (rank_context.h). Its tensors
+  // must be f32, contiguous and in the memory of devices[r]; a collective is queued on that
+  // thread's stream, ordered with its ops, and finish() waits for it, polling NCCL's errors
+  // and the group's abort so that a peer that never arrives does not hang the caller.
   Communicator& rank(int r) override;
 
   struct Impl;
