@@ -226,6 +226,7 @@ void run_bench(const BenchFlags& f) {
     g.work_dir = f.work_dir;
     g.max_graph_batch = f.graphs.max_batch();
     g.kv_group_size = f.engine.kv.kv.group_size;  // --kv-group-size: the long decode's 8/4-bit KV
+    g.tensor_parallel = f.engine.tensor_parallel;
     return run_device_bench(g, d);
   }
   Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};
@@ -318,6 +319,11 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--long-context", f->gpu.long_context,
                   "--device cuda: KV positions of the long-context decode")
       ->capture_default_str();
+  cmd->add_option("--rank-devices", f->gpu.rank_devices,
+                  "--device cuda --tensor-parallel N: each rank's GPU (default 0 ... N-1; a GPU "
+                  "named twice holds two ranks, to time what the split costs on one GPU)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag(
       "--profile-ops", f->gpu.profile_ops,
       "time every op of a few more decode steps (and of one more prefill) on the host and "

@@ -17,6 +17,8 @@
 #include "kv/device_cache.h"
 #include "model/decoder.h"
 #include "model/device_weights.h"
+#include "model/tp/sharded_kv.h"
+#include "model/tp/tensor_parallel_model.h"
 
 namespace cairn {
 namespace {
@@ -130,13 +132,36 @@ struct Ctx {
   DeviceLimits lim;
 };
 
+// The bench's KV of n_slots sequences up to n_tokens each, bf16 or the affine rows q: a
+// DeviceKvCache, or one per KV shard of a split model (a ShardedKvView).
+std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_tokens,
+                                 const ops::KvRowQuant& q = {}) {
+  const Device d = kv_device(m);
+  std::vector<ModelConfig> shards = m.kv_shard_configs();
+  auto one = [&](const ModelConfig& c) {
+    return std::make_unique<DeviceKvCache>(c, d, DType::kBF16, n_slots, n_tokens, q);
+  };
+  if (shards.size() == 1) return one(shards[0]);
+  std::vector<std::unique_ptr<KvView>> views;
+  for (const ModelConfig& c : shards) views.push_back(one(c));
+  return std::make_unique<tp::ShardedKvView>(std::move(views));
+}
+
+// n random positions in slot `slot` of every cache of bench_kv's view.
+void fill_random(KvView& kv, int32_t slot, int32_t n, uint64_t seed) {
+  auto* sharded = dynamic_cast<tp::ShardedKvView*>(&kv);
+  for (int r = 0; r < (sharded ? sharded->n_shards() : 1); ++r)
+    dynamic_cast<DeviceKvCache&>(sharded ? sharded->shard(r) : kv).fill_random(slot, n, seed + r);
+}
+
 // Median seconds of one decode step of n_seqs sequences over ctx positions of
 // random KV each (DeviceKvCache::fill_random: the values do not change the time),
 // the KV in bf16 or in the affine rows q.
 double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
                       const ops::KvRowQuant& q) {
-  DeviceKvCache kv(m.config(), x.device, DType::kBF16, n_seqs, ctx + x.f.decode_tokens + 6, q);
-  for (int32_t s = 0; s < n_seqs; ++s) kv.fill_random(s, ctx, 11 + static_cast<uint64_t>(s));
+  std::unique_ptr<KvView> cache = bench_kv(m, n_seqs, ctx + x.f.decode_tokens + 6, q);
+  KvView& kv = *cache;
+  for (int32_t s = 0; s < n_seqs; ++s) fill_random(kv, s, ctx, 11 + static_cast<uint64_t>(s));
   step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
   std::vector<double> steps;
   for (int32_t i = 1; i <= x.f.decode_tokens; ++i)
@@ -172,21 +197,14 @@ double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
 double bench_prefill(const Ctx& x, Model& m) {
   const ModelConfig& c = m.config();
   const int32_t n = x.f.prefill_tokens;
-  {
-    DeviceKvCache warm(c, x.device, DType::kBF16, 1, 1024);
-    step(m, warm, 1, 0, 0, 1024);
-  }
+  step(m, *bench_kv(m, 1, 1024), 1, 0, 0, 1024);  // warm-up
   std::vector<double> runs;
-  for (int r = 0; r < 3; ++r) {
-    DeviceKvCache kv(c, x.device, DType::kBF16, 1, n);
-    runs.push_back(step(m, kv, 1, 0, 0, n));
-  }
+  for (int r = 0; r < 3; ++r) runs.push_back(step(m, *bench_kv(m, 1, n), 1, 0, 0, n));
   const double s = median(runs);
   if (x.f.profile_ops) {  // one more prefill, timed op by op
     DeviceBackend& dev = device_backend(x.device.kind);
-    DeviceKvCache kv(c, x.device, DType::kBF16, 1, n);
     dev.start_op_profile();
-    step(m, kv, 1, 0, 0, n);
+    step(m, *bench_kv(m, 1, n), 1, 0, 0, n);
     fmt::print("  ops of a prefill of {} tokens:\n{}", n, dev.stop_op_profile());
   }
   const double hd = static_cast<double>(c.head_dim);
@@ -237,6 +255,25 @@ void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
       100.0 * (decode_off / decode_on - 1.0), 100.0 * (prefill_off / prefill_on - 1.0));
 }
 
+// The shape's model on `device`, or split over f.tensor_parallel ranks on f.rank_devices:
+// made on the device, brought to the host, split there, and the ranks' shards placed.
+std::unique_ptr<Model> bench_model(const DeviceBenchFlags& f, const std::string& name,
+                                   Device device) {
+  std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device);
+  if (f.tensor_parallel == 1) {
+    m->set_step_graphs(f.max_graph_batch);
+    return m;
+  }
+  std::vector<int> devices = f.rank_devices;
+  for (int r = static_cast<int>(devices.size()); r < f.tensor_parallel; ++r) devices.push_back(r);
+  m->to_device(Device::cpu());
+  m = tp::make_tensor_parallel(std::move(m), f.tensor_parallel);
+  dynamic_cast<tp::TensorParallelModel&>(*m).place_ranks(device.kind, devices);
+  fmt::print("tensor parallel: {} ranks on GPUs {}, steps run eagerly\n", f.tensor_parallel,
+             fmt::join(devices, ", "));
+  return m;
+}
+
 }  // namespace
 
 void run_device_bench(const DeviceBenchFlags& f, Device device) {
@@ -245,8 +282,7 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
   fmt::print("{}: {:.0f} GFLOP/s\n", x.lim.matmul_what, x.lim.matmul_gflops);
   for (const std::string& name : f.shapes) {
     auto t0 = Clock::now();
-    std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device);
-    m->set_step_graphs(f.max_graph_batch);
+    std::unique_ptr<Model> m = bench_model(f, name, device);
     const ModelConfig& c = m->config();
     fmt::print(
         "{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
@@ -256,7 +292,7 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
     for (int32_t b : f.batches) bench_decode(x, *m, b, f.prompt_tokens);
     const double prefill = bench_prefill(x, *m);
-    if (name == f.shapes.front()) bench_extras(x, *m, decode1, prefill);
+    if (name == f.shapes.front() && f.tensor_parallel == 1) bench_extras(x, *m, decode1, prefill);
   }
 }
 

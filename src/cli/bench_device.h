@@ -3,7 +3,7 @@
 // several batch sizes, and a long prefill, each figure against the limits
 // measured in the same run (copy bandwidth, cuBLAS bf16 GEMM rate); for the
 // first shape also decode at a long context (bf16, 8-bit and 4-bit KV) and the
-// cost of batch invariance.
+// cost of batch invariance. Split over tensor-parallel ranks, decode and prefill.
 #pragma once
 
 #include <memory>
@@ -27,6 +27,11 @@ struct DeviceBenchFlags {
   std::string work_dir = "/tmp/cairn-bench";
   bool profile_ops = false;  // --profile-ops (the CPU bench's too): every op's times in a table
   int64_t max_graph_batch = kDefaultGraphBatch;  // --max-cudagraph-capture-size, 0: --enforce-eager
+  // --tensor-parallel N: the shape split over N ranks, rank r on GPU rank_devices[r] (default
+  // 0 … N-1; --rank-devices 0,0 puts two ranks on one GPU, to time what the split costs there).
+  // Decode and prefill only, eagerly.
+  int tensor_parallel = 1;
+  std::vector<int> rank_devices;
 };
 
 // The named shapes run_device_bench knows.

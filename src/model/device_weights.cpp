@@ -7,10 +7,16 @@
 namespace cairn {
 namespace {
 
+// The backend that copies between a and b: a GPU's when either is on one (the host's
+// cannot read device memory).
+DeviceBackend& copier(Device a, Device b) {
+  return device_backend(a.kind != DeviceKind::kCpu ? a.kind : b.kind);
+}
+
 Tensor copy_to(const Tensor& t, Device device) {
   if (!t.defined()) return t;
   Tensor d = empty_on(device, t.shape(), t.dtype());
-  device_backend(device.kind).copy(t, d);
+  copier(t.device(), device).copy(t, d);
   return d;
 }
 
@@ -59,7 +65,7 @@ DecoderWeights weights_on(const DecoderWeights& w, Device device) {
              Tensor()};
     d.layers.push_back(std::move(x));
   }
-  device_backend(device.kind).synchronize();
+  copier(w.embed.device(), device).synchronize();
   return d;
 }
 

@@ -247,6 +247,25 @@ TEST(TpOnGpus, OneGpuARank) {
   m.to_device({kKind, 0});
   EXPECT_EQ(m.kv_shard_devices(), (std::vector<Device>{{kKind, 0}, {kKind, 1}}));
 }
+
+// A model made on the GPU and brought back to the host splits as one loaded there does (how
+// `cairn bench --device cuda --tensor-parallel N` makes its split shapes): the same bits.
+TEST(TpOnGpus, AModelBackFromTheGpuSplitsAsTheHostsDoes) {
+  if (device_missing()) GTEST_SKIP() << "no device";
+  const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/llama/f32";
+  std::unique_ptr<Model> host = load_model(dir, {}), back = load_model(dir, {});
+  back->to_device({kKind, 0});
+  back->to_device(Device::cpu());
+  auto logits = [](Model& m) {  // of the model split over 2 CPU ranks, host pages
+    tp::TensorParallelModel split(dynamic_cast<const DecoderModel&>(m), 2);
+    std::vector<std::unique_ptr<KvView>> shards;
+    for (const ModelConfig& c : split.kv_shard_configs())
+      shards.push_back(std::make_unique<PagedKvState>(c, PagedKvOptions{}));
+    tp::ShardedKvView kv(std::move(shards));
+    return run_span(split, kv, 0, {1, 5, 9, 2, 7, 3}, 0, 6);
+  };
+  EXPECT_EQ(logits(*back), logits(*host));
+}
 #endif
 
 std::vector<TpCase> all_cases() {
