@@ -44,6 +44,11 @@ class DeviceBackend {
   // on a device with asynchronous streams; synchronize() waits for it.
   virtual void copy(const Tensor& src, Tensor& dst, StreamId stream = 0) = 0;
   virtual void synchronize(StreamId stream = 0) = 0;
+  // Columns [src_col, src_col + n_cols) of every row of src [rows, *] into columns
+  // [dst_col, dst_col + n_cols) of dst [rows, *] (2-D, contiguous, the same rows and dtype;
+  // either on the host or this device), ordered like copy(): one copy, not one a row.
+  virtual void copy_columns(const Tensor& src, int64_t src_col, Tensor& dst, int64_t dst_col,
+                            int64_t n_cols, StreamId stream = 0) = 0;
   // Sets every byte of contiguous t (on this device) to 0, ordered like copy().
   virtual void zero(Tensor& t, StreamId stream = 0) = 0;
 
@@ -112,6 +117,16 @@ __host__ __device__
   z ^= z >> 31;
   return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
 }
+
+// copy_columns' block in bytes: its rows, each tensor's row pitch, where the block starts in
+// each row and its width. Error(kInvalidArgument) for tensors that are not 2-D, contiguous,
+// of the same rows and dtype, or columns out of range.
+struct ColumnBlock {
+  int64_t rows = 0;
+  size_t src_pitch = 0, dst_pitch = 0, src_offset = 0, dst_offset = 0, width = 0;
+};
+ColumnBlock column_block(const Tensor& src, int64_t src_col, const Tensor& dst, int64_t dst_col,
+                         int64_t n_cols);
 
 // The backend of a device kind. Throws Error(kUnsupported) when cairn was built
 // without it (CUDA without -DCAIRN_CUDA=ON).

@@ -52,6 +52,15 @@ class CpuDevice final : public DeviceBackend {
     std::memmove(dst.raw(), src.raw(), src.nbytes());
   }
   void synchronize(StreamId) override {}
+  void copy_columns(const Tensor& src, int64_t src_col, Tensor& dst, int64_t dst_col,
+                    int64_t n_cols, StreamId) override {
+    const ColumnBlock b = column_block(src, src_col, dst, dst_col, n_cols);
+    const auto* from = static_cast<const uint8_t*>(src.raw()) + b.src_offset;
+    auto* to = static_cast<uint8_t*>(dst.raw()) + b.dst_offset;
+    for (int64_t i = 0; i < b.rows; ++i)
+      std::memmove(to + static_cast<size_t>(i) * b.dst_pitch,
+                   from + static_cast<size_t>(i) * b.src_pitch, b.width);
+  }
   void zero(Tensor& t, StreamId) override {
     if (!t.is_contiguous())
       fail(ErrorCode::kInvalidArgument, "zero: {} must be contiguous", t.describe());
@@ -110,6 +119,24 @@ DeviceBackend& device_backend(DeviceKind kind) {
   fail(ErrorCode::kUnsupported,
        "this build of cairn has no CUDA backend (configure with -DCAIRN_CUDA=ON)");
 #endif
+}
+
+ColumnBlock column_block(const Tensor& src, int64_t src_col, const Tensor& dst, int64_t dst_col,
+                         int64_t n_cols) {
+  const bool ok = src.ndim() == 2 && dst.ndim() == 2 && src.is_contiguous() &&
+                  dst.is_contiguous() && src.dim(0) == dst.dim(0) && src.dtype() == dst.dtype() &&
+                  n_cols >= 0 && src_col >= 0 && dst_col >= 0 && src_col + n_cols <= src.dim(1) &&
+                  dst_col + n_cols <= dst.dim(1);
+  if (!ok)
+    fail(ErrorCode::kInvalidArgument, "copy_columns: columns [{}, +{}) of {} into [{}, +{}) of {}",
+         src_col, n_cols, src.describe(), dst_col, n_cols, dst.describe());
+  const size_t e = dtype_bytes(src.dtype(), 1);
+  return {src.dim(0),
+          static_cast<size_t>(src.dim(1)) * e,
+          static_cast<size_t>(dst.dim(1)) * e,
+          static_cast<size_t>(src_col) * e,
+          static_cast<size_t>(dst_col) * e,
+          static_cast<size_t>(n_cols) * e};
 }
 
 Tensor empty_on(Device device, const Shape& shape, DType dtype) {

@@ -97,6 +97,15 @@ class CudaDevice final : public DeviceBackend {
     CAIRN_CUDA_CHECK(cudaMemcpyAsync(dst.raw(), src.raw(), src.nbytes(), cudaMemcpyDefault, of(s)));
   }
   void synchronize(StreamId s) override { CAIRN_CUDA_CHECK(cudaStreamSynchronize(of(s))); }
+  void copy_columns(const Tensor& src, int64_t src_col, Tensor& dst, int64_t dst_col,
+                    int64_t n_cols, StreamId s) override {
+    const ColumnBlock b = column_block(src, src_col, dst, dst_col, n_cols);
+    if (b.rows == 0 || b.width == 0) return;
+    CAIRN_CUDA_CHECK(cudaMemcpy2DAsync(static_cast<uint8_t*>(dst.raw()) + b.dst_offset, b.dst_pitch,
+                                       static_cast<const uint8_t*>(src.raw()) + b.src_offset,
+                                       b.src_pitch, b.width, static_cast<size_t>(b.rows),
+                                       cudaMemcpyDefault, of(s)));
+  }
   void zero(Tensor& t, StreamId s) override {
     if (!t.is_contiguous())
       fail(ErrorCode::kInvalidArgument, "zero: {} must be contiguous", t.describe());

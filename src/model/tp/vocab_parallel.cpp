@@ -16,10 +16,24 @@ void fill_zeros(Tensor& t) {
     device_backend(t.device().kind).fill_uniform(t, 0, 0.0f, 0.0f);
 }
 
-// A contiguous view of n f32 values of t starting at element `offset`.
-Tensor f32_span(const Tensor& t, int64_t offset, int64_t n) {
-  return Tensor::view_of(t.storage(), t.offset_bytes() + static_cast<size_t>(offset) * 4, {n},
+// Rows [first, first + n) of t [*, w] f32 as a contiguous [n, w] view.
+Tensor f32_rows(const Tensor& t, int64_t first, int64_t n, int64_t w) {
+  return Tensor::view_of(t.storage(), t.offset_bytes() + static_cast<size_t>(first * w) * 4, {n, w},
                          DType::kF32);
+}
+
+// rows [k, hidden] into the rows `at` [k] (ascending) of x: one copy per run of consecutive rows,
+// in one call.
+void scatter_rows(const Tensor& rows, const std::vector<int64_t>& at, Tensor& x) {
+  std::vector<ops::RowCopy> runs;
+  for (size_t j = 0; j < at.size(); ++j) {
+    const auto jj = static_cast<int64_t>(j);
+    if (!runs.empty() && runs.back().dst_row + runs.back().n_rows == at[j])
+      ++runs.back().n_rows;
+    else
+      runs.push_back({&rows, jj, &x, at[j], 1});
+  }
+  ops::convert_rows(runs);
 }
 
 }  // namespace
@@ -42,11 +56,7 @@ void vocab_parallel_embedding(const Tensor& embed_shard, const ShardPlan& plan,
   if (!local.empty()) {
     Tensor rows = empty_on(x.device(), {static_cast<int64_t>(local.size()), x.dim(1)}, DType::kF32);
     ops::embedding(embed_shard, local, rows);
-    DeviceBackend& b = device_backend(x.device().kind);
-    for (size_t j = 0; j < at.size(); ++j) {
-      Tensor dst = x.slice_rows(at[j], at[j] + 1);
-      b.copy(rows.slice_rows(static_cast<int64_t>(j), static_cast<int64_t>(j) + 1), dst);
-    }
+    scatter_rows(rows, at, x);
   }
   comm.all_reduce_sum(x);
 }
@@ -58,12 +68,12 @@ void vocab_parallel_logits(const Tensor& x, const Tensor& lm_head_shard, const S
   Tensor mine = empty_on(x.device(), {n, width}, DType::kF32);  // [n_rows, vocab_r]
   ops::matmul(x, lm_head_shard, nullptr, mine);
   if (softcap > 0) ops::softcap(mine, softcap);
-  Tensor send = empty_on(x.device(), {n, pad}, DType::kF32);  // rows padded to vocab_pad
-  if (width < pad) fill_zeros(send);
   DeviceBackend& b = device_backend(x.device().kind);
-  for (int64_t i = 0; i < n; ++i) {
-    Tensor dst = f32_span(send, i * pad, width);
-    b.copy(f32_span(mine, i * width, width), dst);
+  Tensor send = mine;  // rows padded to vocab_pad
+  if (width < pad) {
+    send = empty_on(x.device(), {n, pad}, DType::kF32);
+    fill_zeros(send);
+    b.copy_columns(mine, 0, send, 0, width);
   }
   Tensor all = empty_on(x.device(), {n_ranks, n, pad}, DType::kF32);
   comm.all_gather(send.reshape({n * pad}), all);
@@ -72,10 +82,7 @@ void vocab_parallel_logits(const Tensor& x, const Tensor& lm_head_shard, const S
   CAIRN_CHECK(logits->dim(0) == n && logits->dim(1) == vocab, "logits {}", logits->describe());
   for (int64_t r = 0; r < n_ranks; ++r) {
     const RowRange& v = plan.ranks[static_cast<size_t>(r)].vocab;
-    for (int64_t i = 0; i < n; ++i) {
-      Tensor dst = f32_span(*logits, i * vocab + v.begin, v.size());
-      b.copy(f32_span(all, (r * n + i) * pad, v.size()), dst);
-    }
+    b.copy_columns(f32_rows(all, r * n, n, pad), 0, *logits, v.begin, v.size());
   }
   b.synchronize();
 }

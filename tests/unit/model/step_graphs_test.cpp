@@ -41,6 +41,7 @@ class GraphBackend final : public DeviceBackend {
   size_t total_bytes() const override { return 0; }
   void copy(const Tensor&, Tensor&, StreamId) override {}
   void synchronize(StreamId) override {}
+  void copy_columns(const Tensor&, int64_t, Tensor&, int64_t, int64_t, StreamId) override {}
   void zero(Tensor&, StreamId) override {}
   void fill_uniform(Tensor&, uint64_t, float, float) override {}
   void start_op_profile() override {}
