@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -57,6 +58,22 @@ class Rendezvous {
   std::vector<float*> buffers_;          // [n_ranks]
   std::vector<int64_t> counts_;          // [n_ranks]
   std::vector<void*> ready_, done_;      // [n_ranks]
+};
+
+// The communicators of ranks that meet at one Rendezvous (a subclass's constructor makes them,
+// one a rank, into ranks_).
+class RendezvousGroup : public RankGroup {
+ public:
+  RendezvousGroup(const RendezvousGroup&) = delete;
+  RendezvousGroup& operator=(const RendezvousGroup&) = delete;
+  int size() const override { return meet_.n_ranks(); }
+  Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
+
+ protected:
+  RendezvousGroup(int n_ranks, int spin_us) : meet_(n_ranks, spin_us) {}
+
+  Rendezvous meet_;
+  std::vector<std::unique_ptr<Communicator>> ranks_;
 };
 
 // A rank's communicator over a Rendezvous: rank, size, abort and reset; the collectives are

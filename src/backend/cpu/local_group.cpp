@@ -46,10 +46,8 @@ class LocalCommunicator final : public RendezvousCommunicator {
 
 }  // namespace
 
-LocalGroup::LocalGroup(int n_ranks) : meet_(n_ranks) {
+LocalGroup::LocalGroup(int n_ranks) : RendezvousGroup(n_ranks, 0) {
   for (int r = 0; r < n_ranks; ++r) ranks_.push_back(std::make_unique<LocalCommunicator>(meet_, r));
 }
-
-LocalGroup::~LocalGroup() = default;
 
 }  // namespace cairn

@@ -7,27 +7,14 @@
 // after it is written, and the bits do not depend on which rank came first.
 #pragma once
 
-#include <memory>
-#include <vector>
-
 #include "backend/rendezvous.h"
 
 namespace cairn {
 
-class LocalGroup final : public RankGroup {
+class LocalGroup final : public RendezvousGroup {
  public:
   // Error(kInvalidArgument) for n_ranks < 1.
   explicit LocalGroup(int n_ranks);
-  ~LocalGroup() override;
-  LocalGroup(const LocalGroup&) = delete;
-  LocalGroup& operator=(const LocalGroup&) = delete;
-
-  int size() const override { return meet_.n_ranks(); }
-  Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
-
- private:
-  Rendezvous meet_;
-  std::vector<std::unique_ptr<Communicator>> ranks_;
 };
 
 }  // namespace cairn

@@ -124,11 +124,9 @@ int checked_size(const std::vector<int>& devices) {
 }  // namespace
 
 PeerGroup::PeerGroup(const std::vector<int>& devices)
-    : meet_(checked_size(devices), kSpinMicroseconds) {
+    : RendezvousGroup(checked_size(devices), kSpinMicroseconds) {
   reach_each_other(devices);
   for (int r = 0; r < size(); ++r) ranks_.push_back(std::make_unique<PeerCommunicator>(meet_, r));
 }
-
-PeerGroup::~PeerGroup() = default;
 
 }  // namespace cairn

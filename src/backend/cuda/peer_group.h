@@ -10,33 +10,22 @@
 // without NCCL. No CUDA types here.
 #pragma once
 
-#include <memory>
 #include <vector>
 
 #include "backend/rendezvous.h"
 
 namespace cairn {
 
-class PeerGroup final : public RankGroup {
+class PeerGroup final : public RendezvousGroup {
  public:
   // Rank r on CUDA device devices[r] (repeats allowed). Enables peer access, and access to each
   // device's stream-ordered memory pool, between every two distinct devices listed.
   // Error(kInvalidArgument) for no device, more than 8 ranks or a device not present;
   // Error(kUnsupported) when two of the devices cannot reach each other's memory.
-  explicit PeerGroup(const std::vector<int>& devices);
-  ~PeerGroup() override;
-  PeerGroup(const PeerGroup&) = delete;
-  PeerGroup& operator=(const PeerGroup&) = delete;
-
-  int size() const override { return meet_.n_ranks(); }
   // Rank r's communicator: its tensors f32, contiguous, in memory of devices[r]; it must be
-  // called on a thread whose context is on devices[r]. Returns once the collective is queued
-  // on that context's stream (finish() waits for it).
-  Communicator& rank(int r) override { return *ranks_.at(static_cast<size_t>(r)); }
-
- private:
-  Rendezvous meet_;
-  std::vector<std::unique_ptr<Communicator>> ranks_;
+  // called on a thread whose context is on devices[r]. A collective returns once queued on that
+  // context's stream (finish() waits for it).
+  explicit PeerGroup(const std::vector<int>& devices);
 };
 
 }  // namespace cairn
