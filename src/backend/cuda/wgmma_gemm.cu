@@ -306,10 +306,8 @@ int wgmma_gemm_pick(int64_t n, int64_t m) {
 
 void wgmma_gemm(const ThinProblem& p, int cut, bool bf16, int config) {
   if (p.n == 0 || p.m == 0) return;
-  if (config >= kConfigCount) {  // a streamed tile; a cut k takes the picked tile's cut kernel
-    if (cut >= p.k) return wgmma_stream(p, bf16, config - kConfigCount);
-    config = own_pick(p.n, p.m);
-  }
+  if (config >= kConfigCount)  // a streamed tile (a cut k: two launches, wgmma_stream.cu)
+    return wgmma_stream(p, bf16, config - kConfigCount, cut);
   (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 

@@ -9,6 +9,11 @@
 // release is the one W back. A block's time was more per k-tile than per byte (docs/cuda.md):
 // 2 k-tiles a stage halve the waits, the commits and the barrier round trips per k16 step.
 // Past k the boxes arrive as zeros (and count as bytes) and no step reads them.
+//
+// A cut k (gemm_order.h) is two launches of the same tile over the parts' ranges of k (Part):
+// the first part's chain into y, then the second's, added to it, y = (first + second) + bias;
+// each chain is the one the two-accumulator cut kernels make, without their second register
+// set (wgmma_gemm.cu), for one more launch and one more read of y.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -41,11 +46,18 @@ struct Streamed {
   static_assert(W >= 1 && W < kS && kSmem <= 227 * 1024);
 };
 
+// The range of k a launch reduces, [begin, end), and whether its chain is added to y (the
+// second part of a cut k) or stored (the default's whole k: begin 0, end k, not added).
+struct Part {
+  int begin = 0, end = 0;
+  bool add = false;
+};
+
 // Lane 0 of the loading warp: every stage's boxes, into stage j % S once the consumers have
 // released its use before.
 template <class C, class K>
-__device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t empty,
-                        int stages) {
+__device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t empty, int stages,
+                        int k_begin) {
   const int x0 = static_cast<int>(blockIdx.x) * C::kN;
   const int w0 = static_cast<int>(blockIdx.y) * C::kBM;
   for (int j = 0; j < stages; ++j) {
@@ -55,7 +67,7 @@ __device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t
     tma::arrive_expect(bar, K::kStageBytes);
 #pragma unroll
     for (int u = 0; u < K::kKT; ++u) {
-      const int k0 = (j * K::kKT + u) * C::kTileK;
+      const int k0 = k_begin + (j * K::kKT + u) * C::kTileK;
       tma::load_2d(stage + u * K::kWBytes, &maps.w, k0, w0, bar);
       tma::load_2d(stage + K::kKT * K::kWBytes + u * K::kXBytes, &maps.x, k0, x0, bar);
     }
@@ -66,7 +78,7 @@ __device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t
 // increasing k; W groups left running while the next is issued.
 template <class C, class K, typename T>
 __device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint32_t empty,
-                        int stages) {
+                        int stages, const Part& part) {
   const uint32_t a_off = static_cast<uint32_t>(threadIdx.x) / 128 * 64 * C::kRowBytes;
   const uint32_t b_off = K::kKT * K::kWBytes;
   const bool lane0 = threadIdx.x % 32 == 0;
@@ -79,9 +91,10 @@ __device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint
     wg::fence();
 #pragma unroll
     for (int u = 0; u < K::kKT; ++u)
-      wgt::k16_steps<T, C::kN>(wg::tile_descriptor(stage + u * K::kWBytes + a_off),
-                               wg::tile_descriptor(stage + b_off + u * K::kXBytes),
-                               max(0, min(4, (p.k - (j * K::kKT + u) * C::kTileK) / 16)), acc);
+      wgt::k16_steps<T, C::kN>(
+          wg::tile_descriptor(stage + u * K::kWBytes + a_off),
+          wg::tile_descriptor(stage + b_off + u * K::kXBytes),
+          max(0, min(4, (part.end - part.begin - (j * K::kKT + u) * C::kTileK) / 16)), acc);
     wg::commit();
     wg::wait<K::kW>();
     wg::pin(acc);
@@ -90,16 +103,18 @@ __device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint
   wg::wait<0>();
   wg::pin(acc);
   wgt::store_tile<C>(p, static_cast<int>(blockIdx.x) * C::kN, static_cast<int>(blockIdx.y) * C::kBM,
-                     acc);
+                     acc, part.add);
 }
 
-template <class C, class K, typename T>
+// kCut: a part of a cut k (`part`); else the whole k, `part` unread (the default's code).
+template <class C, class K, typename T, bool kCut>
 __global__ void __launch_bounds__(K::kThreads)
-    wgmma_stream_kernel(ThinProblem p, const __grid_constant__ Maps maps) {
+    wgmma_stream_kernel(ThinProblem p, const __grid_constant__ Maps maps, Part cut_part) {
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = (mma::shared_address(smem) + 1023) & ~1023u;
   const uint32_t full = base + K::kS * K::kStageBytes, empty = full + 8 * K::kS;
-  const int stages = ((p.k + C::kTileK - 1) / C::kTileK + K::kKT - 1) / K::kKT;
+  const Part part = kCut ? cut_part : Part{0, p.k, false};
+  const int stages = ((part.end - part.begin + C::kTileK - 1) / C::kTileK + K::kKT - 1) / K::kKT;
   if (threadIdx.x == 0) {
     for (int s = 0; s < K::kS; ++s) {
       tma::barrier_init(full + 8 * s, 1);
@@ -112,30 +127,39 @@ __global__ void __launch_bounds__(K::kThreads)
   // it cannot see as uniform around the wgmma groups would make ptxas serialise them).
   const int warp = __shfl_sync(~0u, static_cast<int>(threadIdx.x) / 32, 0);
   if (warp < K::kConsumerWarps)
-    consume<C, K, T>(p, base, full, empty, stages);
+    consume<C, K, T>(p, base, full, empty, stages, part);
   else if (threadIdx.x % 32 == 0)
-    produce<C, K>(maps, base, full, empty, stages);
+    produce<C, K>(maps, base, full, empty, stages, part.begin);
+}
+
+template <class C, class K, typename T, bool kCut>
+void launch_part(const ThinProblem& p, const Maps& maps, const Part& part) {
+  static const bool allowed = (allow_smem(wgmma_stream_kernel<C, K, T, kCut>, K::kSmem), true);
+  (void)allowed;
+  // x tiles inner, as wgmma_gemm's; launched one after another, not overlapped.
+  const dim3 grid((p.n + C::kN - 1) / C::kN, (p.m + C::kBM - 1) / C::kBM);
+  wgmma_stream_kernel<C, K, T, kCut><<<grid, K::kThreads, K::kSmem, stream()>>>(p, maps, part);
+  check_launch("wgmma_stream_kernel");
 }
 
 template <int G, int N, int S, int KT, int W, typename T>
-void launch(const ThinProblem& p) {
+void launch(const ThinProblem& p, int cut) {
   using C = wgt::Wg<G, N, S>;
   using K = Streamed<C, KT, W>;
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const Maps maps{tile_map_128b(p.w, p.m, p.k, C::kBM, kBf16),
                   tile_map_128b(p.x, p.n, p.k, C::kN, kBf16)};
-  static const bool allowed = (allow_smem(wgmma_stream_kernel<C, K, T>, K::kSmem), true);
-  (void)allowed;
-  // x tiles inner, as wgmma_gemm's; launched one after another, not overlapped.
-  const dim3 grid((p.n + N - 1) / N, (p.m + C::kBM - 1) / C::kBM);
-  wgmma_stream_kernel<C, K, T><<<grid, K::kThreads, K::kSmem, stream()>>>(p, maps);
-  check_launch("wgmma_stream_kernel");
+  if (cut >= p.k) return launch_part<C, K, T, false>(p, maps, {});
+  ThinProblem first = p;
+  first.bias = nullptr;  // added once, after the second part
+  launch_part<C, K, T, true>(first, maps, {0, cut, false});
+  launch_part<C, K, T, true>(p, maps, {cut, p.k, true});
 }
 
 struct Config {
   const char* name;
-  void (*bf16)(const ThinProblem&);
-  void (*f16)(const ThinProblem&);
+  void (*bf16)(const ThinProblem&, int cut);
+  void (*f16)(const ThinProblem&, int cut);
 };
 
 #define CAIRN_WS(G, N, S, BM, KT, W)                                              \
@@ -164,9 +188,9 @@ const char* wgmma_stream_name(int config) {
   return kConfigs[config].name;
 }
 
-void wgmma_stream(const ThinProblem& p, bool bf16, int config) {
+void wgmma_stream(const ThinProblem& p, bool bf16, int config, int cut) {
   if (p.n == 0 || p.m == 0) return;
-  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p);
+  (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 
 }  // namespace cairn::cuda

@@ -14,7 +14,8 @@ int wgmma_stream_configs();
 const char* wgmma_stream_name(int config);
 
 // Launches config `config` on stream(); bf16 weights when `bf16`, else f16. Any n and m; k a
-// multiple of 16. k whole only (no cut). Only where wgmma_gemm_available().
-void wgmma_stream(const ThinProblem& p, bool bf16, int config);
+// multiple of 16. cut: where k is cut (gemm_order.h; k: not cut), then two launches, the first
+// part's chain stored and the second's added. Only where wgmma_gemm_available().
+void wgmma_stream(const ThinProblem& p, bool bf16, int config, int cut);
 
 }  // namespace cairn::cuda

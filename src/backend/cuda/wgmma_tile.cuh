@@ -36,10 +36,11 @@ struct Maps {
 
 // Stores the block's tile: warpgroup t / 128 holds w rows w0 + 64(t / 128) + [0, 64). Thread
 // t's register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of its warpgroup's
-// 64, x row x0 + 8j + 2(t % 4) + e % 2 (wgmma.cuh).
+// 64, x row x0 + 8j + 2(t % 4) + e % 2 (wgmma.cuh). y = acc + bias, or with `add` (the second
+// part of a cut k, whose first part y holds) y = (y + acc) + bias.
 template <class C>
 __device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
-                                           const float (&acc)[C::kN / 2]) {
+                                           const float (&acc)[C::kN / 2], bool add = false) {
   const int t = static_cast<int>(threadIdx.x), lane = t % 32;
   const int w_row = w0 + t / 128 * 64 + t / 32 % 4 * 16 + lane / 4;
 #pragma unroll
@@ -48,8 +49,9 @@ __device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
     for (int e = 0; e < 4; ++e) {
       const int row = x0 + 8 * j + 2 * (lane % 4) + e % 2, col = w_row + 8 * (e / 2);
       if (row >= p.n || col >= p.m) continue;
-      const float v = acc[4 * j + e];
-      p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
+      float* y = p.y + static_cast<int64_t>(row) * p.m + col;
+      const float v = add ? *y + acc[4 * j + e] : acc[4 * j + e];
+      *y = p.bias ? v + p.bias[col] : v;
     }
 }
 
