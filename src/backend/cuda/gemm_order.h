@@ -7,10 +7,11 @@
 //
 // Why two chains: at one row of x a product's outputs are few chains of dependent tensor-core
 // steps (on an H200 down, k = 14,336, ran at 46 ns a step, 1.5× its bytes' floor): two
-// independent chains an output halve the dependent path at no cost in bytes. Off by default:
-// on an H100 it gained nothing at one row and cost the 64-128-row tiles and prefill
-// (docs/performance.md, 2026-12-06); the H200 case is untested. The cut is a multiple of 256,
-// so no k-tile of any tile shape (64, 128 or 256 values of k) straddles it.
+// independent chains an output halve the dependent path at no cost in bytes: on an H200 batch
+// 1 +7%; on an H100 0-2%, and the 64-128-row tiles 2-4% slower (docs/performance.md,
+// 2026-12-06, afternoon). So it is on by default only where the memory is that fast for the
+// multiprocessors (mma_gemm.h, gemm_cut). The cut is a multiple of 256, so no k-tile of any
+// tile shape (64, 128 or 256 values of k) straddles it.
 //
 // Host and device; no CUDA headers, so the CPU tests check it.
 #pragma once

@@ -248,11 +248,31 @@ constexpr const char* kShapeNames[] = {"64x32", "128x32", "128x128", "32x64",
                                        "64x64", "64x128", "128x64"};
 static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 
-// CAIRN_GEMM_SPLIT_K_FROM: the depth from which k is cut (0: never; gemm_cut).
-std::atomic<int64_t> g_split_from{[] {
-  const char* v = std::getenv("CAIRN_GEMM_SPLIT_K_FROM");
-  return v ? std::max<int64_t>(0, std::atoll(v)) : int64_t{0};
-}()};
+// Where k is cut by default: on a GPU whose memory streams more than 30 GB/s a multiprocessor
+// at its peak (an H200: ~37; an H100 SXM: ~25), a batch-1 product is bound by its outputs'
+// chains of tensor-core steps rather than its bytes, and the cut halves them (H200: batch 1
+// +7%); elsewhere it gains nothing there and costs the streamed tiles a launch (H100: batch
+// 64-128 -3%; docs/performance.md, 2026-12-06, afternoon).
+constexpr int64_t kDefaultSplitFrom = 8192;  // an 8B model's down product, a 70B's o_proj too
+constexpr double kChainBoundGbsPerSm = 30.0;
+
+// CAIRN_GEMM_SPLIT_K_FROM (the depth from which k is cut; 0: never), else the device's rule.
+int64_t default_split_from() {
+  if (const char* v = std::getenv("CAIRN_GEMM_SPLIT_K_FROM"))
+    return std::max<int64_t>(0, std::atoll(v));
+  int dev = 0, clock_khz = 0, bus_bits = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  const double peak_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // double data rate
+  return peak_gbs / sm_count() > kChainBoundGbsPerSm ? kDefaultSplitFrom : 0;
+}
+
+// The depth from which k is cut (gemm_cut); -1 until the first product asks.
+std::atomic<int64_t> g_split_from{-1};
 
 // force_mma_tile: a Shape, kThin + c for thin config c, first_wg() + c for wgmma config c, or -1
 // (by n and m)
@@ -353,7 +373,11 @@ void launch_typed(const Problem& p) {
 }  // namespace
 
 int64_t gemm_split_from() {
-  return g_split_from.load(std::memory_order_relaxed);
+  const int64_t v = g_split_from.load(std::memory_order_relaxed);
+  if (v >= 0) return v;
+  int64_t undecided = -1;  // decided once, by the first caller
+  g_split_from.compare_exchange_strong(undecided, default_split_from());
+  return g_split_from.load();
 }
 
 void set_gemm_split_from(int64_t depth) {

@@ -20,10 +20,12 @@
 namespace cairn::cuda {
 
 // The first part's length for products of depth k: k (one part) unless the split is on for
-// depths of at least gemm_split_from(), then k_split(k) (gemm_order.h). The split is off by
-// default; CAIRN_GEMM_SPLIT_K_FROM=<depth> sets it at start, set_gemm_split_from (0: off) at
-// run time, before the products whose bits are to be compared (the cut is part of the bits,
-// and captured graphs keep the cut they were captured with).
+// depths of at least gemm_split_from(), then k_split(k) (gemm_order.h). By default the split is
+// on from depth 8192 on a GPU whose peak memory bandwidth exceeds 30 GB/s a multiprocessor (an
+// H200), off elsewhere (an H100), decided at the first product; CAIRN_GEMM_SPLIT_K_FROM=<depth>
+// (0: off) overrides it, set_gemm_split_from at run time, before the products whose bits are
+// to be compared (the cut is part of the bits, and captured graphs keep the cut they were
+// captured with).
 int64_t gemm_cut(int64_t k);
 int64_t gemm_split_from();
 void set_gemm_split_from(int64_t depth);

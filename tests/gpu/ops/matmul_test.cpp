@@ -1,6 +1,10 @@
 // CUDA matmul against the CPU op, and the batch-invariant switch's promise: with it on, a
 // row of y is bitwise the same whatever the number of rows.
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
@@ -9,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/gemm_agreement.h"
 #include "backend/cuda/gemm_order.h"
 #include "backend/cuda/matmul.h"
@@ -341,6 +346,21 @@ TEST(CudaMatmul, CutOrderKeepsRowsAndTiles) {
     cuda::force_mma_tile("");
     EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes())) << tile;
   }
+}
+
+// The cut's default follows the device (mma_gemm.h): from depth 8192 where the memory's peak
+// bandwidth exceeds 30 GB/s a multiprocessor (an H200), else none (an H100).
+TEST(CudaMatmul, TheDefaultCutFollowsTheDevice) {
+  CAIRN_NEED_GPU();
+  if (std::getenv("CAIRN_GEMM_SPLIT_K_FROM") != nullptr) GTEST_SKIP() << "set by the environment";
+  int dev = 0, clock_khz = 0, bus_bits = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev), cudaSuccess);
+  const double per_sm = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9 / cuda::sm_count();
+  std::printf("[cut] %.1f GB/s a multiprocessor at peak: k cut from depth %ld\n", per_sm,
+              static_cast<long>(cuda::gemm_split_from()));
+  EXPECT_EQ(cuda::gemm_split_from(), per_sm > 30.0 ? 8192 : 0);
 }
 
 TEST(CudaMatmul, SwitchToggles) {
