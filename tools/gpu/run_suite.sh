@@ -18,6 +18,8 @@
 # e.g. main's, carried beside the bundle) in turn, AB_ROUNDS rounds (default 2), same machine;
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
 # what each kernel adds to a decode step, trace.log);
+# tp (not in the default): the 8B shape split over 2, 4 and 8 GPUs, as many as are present
+# (`cairn bench --tensor-parallel N`, tp-N.log), or over 2 ranks sharing the one GPU;
 # restore (not in the default): `cairn bench --ssd-restore` on the GPU, 8B shape, 4k prompt
 # (TTFT restored into device pages, overlapped and waiting, against cold prefill; restore.log).
 set -uo pipefail
@@ -114,6 +116,17 @@ if has trace; then
     result[trace]="no kernel trace library (CUPTI missing)"
   fi
 fi
+if has tp; then  # the 8B shape split over 2, 4, 8 GPUs (as many as present), else 2 ranks on one
+  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+  sizes=""; for n in 2 4 8; do [ "$n" -le "$gpus" ] && sizes="$sizes $n"; done
+  for n in ${sizes:-2}; do
+    devices=""; [ "$gpus" -lt 2 ] && devices="--rank-devices 0,0"
+    timeout "${TP_TIMEOUT:-300}" "$bin/cairn" bench --device cuda --shape llama-3.1-8b \
+      --tensor-parallel "$n" $devices --batch-sizes 16,64 --long-context 0 \
+      --prefill-tokens 4096 >"$logs/tp-$n.log" 2>&1
+    result["tp $n"]="rc $?"
+  done
+fi
 if has restore; then
   timeout "${RESTORE_TIMEOUT:-300}" "$bin/cairn" bench --ssd-restore --device cuda \
     --shape llama-3.1-8b --prompt-tokens 4096 ${RESTORE_ARGS:-} >"$logs/restore.log" 2>&1
@@ -137,6 +150,9 @@ fi
 echo; echo "== figures =="
 cat "$logs"/micro.log 2>/dev/null | grep -E 'GB/s|GFLOP/s|TFLOP/s|cost' | head -40
 grep -hE 'bandwidth|GFLOP/s|weights|decode +batch|prefill +[0-9]|cost of|switch off|not built|CUDA graphs|enforce-eager|overlapped' "$logs/bench.log" 2>/dev/null
+for f in "$logs"/tp-*.log; do
+  [ -f "$f" ] && grep -hE 'tensor parallel|decode +batch|prefill +[0-9]' "$f"
+done
 for v in ${AB_VALUES:-0 1}; do
   [ -f "$logs/ab-$v.log" ] && echo "$ab_var=$v:" && grep -hE 'decode +batch|prefill +[0-9]' "$logs/ab-$v.log"
 done
