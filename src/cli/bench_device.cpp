@@ -255,6 +255,26 @@ void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
       100.0 * (decode_off / decode_on - 1.0), 100.0 * (prefill_off / prefill_on - 1.0));
 }
 
+// Each rank's GPU: --rank-devices, then r for the ranks it does not name.
+std::vector<int> rank_devices(const DeviceBenchFlags& f) {
+  std::vector<int> devices = f.rank_devices;
+  for (int r = static_cast<int>(devices.size()); r < f.tensor_parallel; ++r) devices.push_back(r);
+  return devices;
+}
+
+// The limits a split shape chases: the measured GPU's times the distinct GPUs its ranks use
+// (their weights are read, and their products run, on all of them at once; one GPU type).
+DeviceLimits split_limits(const DeviceBenchFlags& f, DeviceLimits one) {
+  std::vector<int> d = rank_devices(f);
+  std::sort(d.begin(), d.end());
+  const auto gpus = static_cast<int>(std::unique(d.begin(), d.end()) - d.begin());
+  one.bandwidth_gbs *= gpus;
+  one.matmul_gflops *= gpus;
+  fmt::print("tensor parallel over {} GPU{}: limits {:.0f} GB/s, {:.0f} GFLOP/s (one GPU's x {})\n",
+             gpus, gpus == 1 ? "" : "s", one.bandwidth_gbs, one.matmul_gflops, gpus);
+  return one;
+}
+
 // The shape's model on `device`, or split over f.tensor_parallel ranks on f.rank_devices:
 // made on the device, brought to the host, split there, and the ranks' shards placed.
 std::unique_ptr<Model> bench_model(const DeviceBenchFlags& f, const std::string& name,
@@ -264,8 +284,7 @@ std::unique_ptr<Model> bench_model(const DeviceBenchFlags& f, const std::string&
     m->set_step_graphs(f.max_graph_batch);
     return m;
   }
-  std::vector<int> devices = f.rank_devices;
-  for (int r = static_cast<int>(devices.size()); r < f.tensor_parallel; ++r) devices.push_back(r);
+  const std::vector<int> devices = rank_devices(f);
   m->to_device(Device::cpu());
   m = tp::make_tensor_parallel(std::move(m), f.tensor_parallel);
   dynamic_cast<tp::TensorParallelModel&>(*m).place_ranks(device.kind, devices);
@@ -280,6 +299,7 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
   Ctx x{f, device, measure_device_limits(device)};
   fmt::print("device memory bandwidth (copy, read + write): {:.0f} GB/s\n", x.lim.bandwidth_gbs);
   fmt::print("{}: {:.0f} GFLOP/s\n", x.lim.matmul_what, x.lim.matmul_gflops);
+  if (f.tensor_parallel > 1) x.lim = split_limits(f, x.lim);
   for (const std::string& name : f.shapes) {
     auto t0 = Clock::now();
     std::unique_ptr<Model> m = bench_model(f, name, device);
