@@ -22,6 +22,7 @@
 #include "backend/cuda/mma_tile.cuh"
 #include "backend/cuda/op_errors.h"
 #include "backend/cuda/wgmma_gemm.h"
+#include "backend/cuda/wgmma_stream.h"
 
 namespace cairn::cuda {
 namespace {
@@ -334,10 +335,11 @@ int env_tile() {
   return tile;
 }
 
-int tile_for(int64_t n, int64_t m) {
+// joined: k is cut and the streamed tiles run its parts at once (wgmma_stream.h).
+int tile_for(int64_t n, int64_t m, bool joined) {
   if (const int forced = g_forced.load(std::memory_order_relaxed); forced >= 0) return forced;
   if (!thin(n, m)) {
-    if (n <= 128 && wgmma_gemm_on()) return first_wg() + wgmma_gemm_pick(n, m);
+    if (n <= 128 && wgmma_gemm_on()) return first_wg() + wgmma_gemm_pick(n, m, joined);
     return static_cast<int>(shape_for(n, m));
   }
   return env_tile() >= 0 ? env_tile() : kThin + mma_thin_pick(n, m);
@@ -345,7 +347,7 @@ int tile_for(int64_t n, int64_t m) {
 
 template <typename T>
 void launch_typed(const Problem& p) {
-  const int tile = tile_for(p.n, p.m);
+  const int tile = tile_for(p.n, p.m, p.cut < p.k && gemm_join());
   const ThinProblem t{p.x, p.w, p.bias, p.y, p.n, p.m, p.k};
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if (tile >= first_wg()) return wgmma_gemm(t, p.cut, kBf16, tile - first_wg());
@@ -412,8 +414,8 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
     launch_typed<__half>(p);
 }
 
-const char* mma_gemm_tile_name(int64_t n, int64_t m) {
-  const int tile = tile_for(n, m);
+const char* mma_gemm_tile_name(int64_t n, int64_t m, int64_t k) {
+  const int tile = tile_for(n, m, k > 0 && gemm_cut(k) < k && gemm_join());
   if (tile >= first_wg()) return wgmma_gemm_name(tile - first_wg());
   return tile >= kThin ? mma_thin_name(tile - kThin) : kShapeNames[tile];
 }

@@ -38,8 +38,9 @@ bool mma_gemm_supports(const Tensor& w);
 // buffer); bias f32 [m] or null; y f32 [n, m] contiguous. Launches on stream().
 void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y);
 
-// The tile shape mma_gemm picks for n rows of x and m rows of w (for benchmarks and tests).
-const char* mma_gemm_tile_name(int64_t n, int64_t m);
+// The tile shape mma_gemm picks for n rows of x and m rows of w, of depth k where given (a cut
+// k may take another tile; for benchmarks and tests).
+const char* mma_gemm_tile_name(int64_t n, int64_t m, int64_t k = 0);
 // Every tile shape mma_gemm has ("rows of x" x "rows of w").
 std::vector<std::string> mma_gemm_tile_names();
 // Makes every later mma_gemm use tile `name` (one of mma_gemm_tile_names()), or, for "", the

@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -280,6 +281,25 @@ int same_depth(int config, const std::string& suffix) {
   }
   return config;
 }
+
+// The streamed config named `name`.
+int stream_config(const char* name) {
+  for (int c = 0; c < wgmma_stream_configs(); ++c)
+    if (std::string(wgmma_stream_name(c)) == name) return kConfigCount + c;
+  throw std::logic_error(std::string("no streamed wgmma tile ") + name);
+}
+
+// A narrow product whose k is cut and joined runs twice the blocks, each half the chain: 32 rows
+// of x by 64 of w while both parts' blocks fit the GPU once at one block an SM (8 stages), then
+// twice at two (4 stages), else 64 by 64 at 3 stages, two an SM (H200, µs a joined down
+// product at 64 / 128 rows: 48 / 80 on ws32x64s4k2w1, 51 / 73 on ws64x64s6k2w1, 57 / 66 on
+// ws64x64s3k2w1, 73 / 68 on ws128x64s4k2w1; docs/performance.md, 2026-12-06, the join).
+int joined_pick(int64_t n, int64_t m) {
+  static const int picks[3] = {stream_config("ws32x64s8k2w1"), stream_config("ws32x64s4k2w1"),
+                               stream_config("ws64x64s3k2w1")};
+  const int64_t blocks = 2 * ((n + 31) / 32) * ((m + 63) / 64);  // both parts, 32 rows of x
+  return picks[blocks <= sm_count() ? 0 : blocks <= 2 * sm_count() ? 1 : 2];
+}
 }  // namespace
 
 // The tiles of one block an SM (12-16 stages; the narrow products up to the rows that fill
@@ -287,7 +307,8 @@ int same_depth(int config, const std::string& suffix) {
 // block's time was per k-tile more than per byte (down at 128 rows 80.3 → 60.5 µs, at 64
 // 69.2 → 53.7; o 30.5 → 27.3 and 27.6 → 25.7 on an H200). CAIRN_WGMMA=tma: own_pick's alone;
 // CAIRN_WGMMA=ws<suffix> (e.g. wsk1w2): every accelerator tile as same_depth's (comparisons).
-int wgmma_gemm_pick(int64_t n, int64_t m) {
+int wgmma_gemm_pick(int64_t n, int64_t m, bool joined) {
+  if (joined && m < kWideRows && std::string(wgmma_gemm_family()) == "ws") return joined_pick(n, m);
   // own_pick's config → the one taken instead, found once
   static const std::vector<int> instead = [] {
     const std::string mode = env_mode(), family = wgmma_gemm_family();

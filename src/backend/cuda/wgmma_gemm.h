@@ -31,8 +31,9 @@ const char* wgmma_gemm_family();
 int wgmma_gemm_configs();
 const char* wgmma_gemm_name(int config);
 
-// The config for n rows of x and m rows of w.
-int wgmma_gemm_pick(int64_t n, int64_t m);
+// The config for n rows of x and m rows of w; joined: k is cut and its parts run at once
+// (wgmma_stream.h), so a tile's blocks count twice.
+int wgmma_gemm_pick(int64_t n, int64_t m, bool joined = false);
 
 // Launches config `config` on stream(); bf16 weights when `bf16`, else f16. Any n and m; k a
 // multiple of 16 (mma_gemm_supports). Only where wgmma_gemm_available().

@@ -10,19 +10,29 @@
 // 2 k-tiles a stage halve the waits, the commits and the barrier round trips per k16 step.
 // Past k the boxes arrive as zeros (and count as bytes) and no step reads them.
 //
-// A cut k (gemm_order.h) is two launches of the same tile over the parts' ranges of k (Part):
-// the first part's chain into y, then the second's, added to it, y = (first + second) + bias;
-// each chain is the one the two-accumulator cut kernels make, without their second register
-// set (wgmma_gemm.cu), for one more launch and one more read of y.
+// A cut k (gemm_order.h) runs its two parts at once, joined at the store (wgmma_join.cuh:
+// blockIdx.z the part, a counter a tile): y = (first + second) + bias, each chain the one the
+// two-accumulator cut kernels make (wgmma_gemm.cu) without their second register set, on twice
+// the blocks with half the chain each. Where the join has no counters (more tiles than it holds,
+// or none made yet during a graph capture) or is off (set_gemm_join), the same bits come from
+// two launches over the parts' ranges of k (Part): the first part's chain into y, then the
+// second's, added to it.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdlib>
+#include <string>
 #include <type_traits>
+
+#include <atomic>
+#include <mutex>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_tile.cuh"
+#include "backend/cuda/rank_context.h"
 #include "backend/cuda/tensor_map.h"
 #include "backend/cuda/tma.cuh"
+#include "backend/cuda/wgmma_join.cuh"
 #include "backend/cuda/wgmma_stream.h"
 #include "backend/cuda/wgmma_tile.cuh"
 
@@ -41,17 +51,30 @@ struct Streamed {
   static constexpr int kStageBytes = KT * (kWBytes + kXBytes);
   static constexpr int kConsumerWarps = 4 * C::kG;
   static constexpr int kThreads = 32 * kConsumerWarps + 32;  // + the loading warp
-  // the stages, 1 KiB of alignment slack, then a full and an empty barrier a stage
-  static constexpr int kSmem = kStageBytes * kS + 1024 + 16 * kS;
+  // the stages, 1 KiB of alignment slack, a full and an empty barrier a stage, the join's ticket
+  static constexpr int kSmem = kStageBytes * kS + 1024 + 16 * kS + 16;
   static_assert(W >= 1 && W < kS && kSmem <= 227 * 1024);
 };
 
-// The range of k a launch reduces, [begin, end), and whether its chain is added to y (the
-// second part of a cut k) or stored (the default's whole k: begin 0, end k, not added).
+// How a launch covers k: whole (the default's code), one part of a cut k a launch (Part), or
+// both parts at once, joined (blockIdx.z the part).
+enum class Cover { kWhole, kPart, kJoined };
+
+// The range of k a block reduces, [begin, end), and whether its chain is added to y (the
+// second part of a cut k in its own launch) or stored (the whole k: begin 0, end k, not added).
 struct Part {
   int begin = 0, end = 0;
   bool add = false;
 };
+
+// The part of a cut k this block reduces: kPart's `given`, or for kJoined part blockIdx.z of
+// the cut at given.end.
+template <Cover kCover>
+__device__ __forceinline__ Part part_of(const ThinProblem& p, const Part& given) {
+  if constexpr (kCover == Cover::kWhole) return Part{0, p.k, false};
+  if constexpr (kCover == Cover::kPart) return given;
+  return blockIdx.z == 0 ? Part{0, given.end, false} : Part{given.end, p.k, false};
+}
 
 // Lane 0 of the loading warp: every stage's boxes, into stage j % S once the consumers have
 // released its use before.
@@ -76,9 +99,10 @@ __device__ void produce(const Maps& maps, uint32_t base, uint32_t full, uint32_t
 
 // Warpgroup g = t / 128: w rows 64g of the block's, each stage's k16 steps as one group, in
 // increasing k; W groups left running while the next is issued.
+// counters: the join's (kJoined), else null; ticket: the join's shared int.
 template <class C, class K, typename T>
 __device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint32_t empty,
-                        int stages, const Part& part) {
+                        int stages, const Part& part, int* counters, int* ticket) {
   const uint32_t a_off = static_cast<uint32_t>(threadIdx.x) / 128 * 64 * C::kRowBytes;
   const uint32_t b_off = K::kKT * K::kWBytes;
   const bool lane0 = threadIdx.x % 32 == 0;
@@ -102,18 +126,24 @@ __device__ void consume(const ThinProblem& p, uint32_t base, uint32_t full, uint
   }
   wg::wait<0>();
   wg::pin(acc);
+  if (counters)
+    return wgt::join_tile<C, 32 * K::kConsumerWarps>(
+        p, counters + blockIdx.y * gridDim.x + blockIdx.x, ticket, acc);
   wgt::store_tile<C>(p, static_cast<int>(blockIdx.x) * C::kN, static_cast<int>(blockIdx.y) * C::kBM,
                      acc, part.add);
 }
 
-// kCut: a part of a cut k (`part`); else the whole k, `part` unread (the default's code).
-template <class C, class K, typename T, bool kCut>
+// given: part_of's; counters: the join's, kJoined only.
+template <class C, class K, typename T, Cover kCover>
 __global__ void __launch_bounds__(K::kThreads)
-    wgmma_stream_kernel(ThinProblem p, const __grid_constant__ Maps maps, Part cut_part) {
+    wgmma_stream_kernel(ThinProblem p, const __grid_constant__ Maps maps, Part given,
+                        int* counters) {
   extern __shared__ __align__(1024) uint8_t smem[];
   const uint32_t base = (mma::shared_address(smem) + 1023) & ~1023u;
   const uint32_t full = base + K::kS * K::kStageBytes, empty = full + 8 * K::kS;
-  const Part part = kCut ? cut_part : Part{0, p.k, false};
+  int* ticket = reinterpret_cast<int*>(smem + (base - mma::shared_address(smem)) +
+                                       K::kS * K::kStageBytes + 16 * K::kS);
+  const Part part = part_of<kCover>(p, given);
   const int stages = ((part.end - part.begin + C::kTileK - 1) / C::kTileK + K::kKT - 1) / K::kKT;
   if (threadIdx.x == 0) {
     for (int s = 0; s < K::kS; ++s) {
@@ -127,18 +157,51 @@ __global__ void __launch_bounds__(K::kThreads)
   // it cannot see as uniform around the wgmma groups would make ptxas serialise them).
   const int warp = __shfl_sync(~0u, static_cast<int>(threadIdx.x) / 32, 0);
   if (warp < K::kConsumerWarps)
-    consume<C, K, T>(p, base, full, empty, stages, part);
+    consume<C, K, T>(p, base, full, empty, stages, part,
+                     kCover == Cover::kJoined ? counters : nullptr, ticket);
   else if (threadIdx.x % 32 == 0)
     produce<C, K>(maps, base, full, empty, stages, part.begin);
 }
 
-template <class C, class K, typename T, bool kCut>
-void launch_part(const ThinProblem& p, const Maps& maps, const Part& part) {
-  static const bool allowed = (allow_smem(wgmma_stream_kernel<C, K, T, kCut>, K::kSmem), true);
+std::atomic<int64_t> g_joined_launches{0};
+std::atomic<bool> g_join{std::getenv("CAIRN_GEMM_JOIN") == nullptr ||
+                         std::string(std::getenv("CAIRN_GEMM_JOIN")) != "0"};
+
+// The join's counters, one a tile, zero between launches; one set a context (rank_context.h),
+// as its launches are ordered on its stream. Made the first time a cut product asks outside a
+// graph capture, with room for the widest product (an LM head of 128k rows: ~4,000 tiles).
+struct JoinCounters {
+  int* counters = nullptr;
+  std::mutex mutex;
+};
+constexpr int64_t kJoinTiles = 16384;
+
+// The counters for `tiles` tiles, or null: the join off, too many tiles, or none made yet
+// while the stream captures (the two launches then give the same bits).
+int* join_counters(int64_t tiles) {
+  if (!g_join.load(std::memory_order_relaxed) || tiles > kJoinTiles) return nullptr;
+  JoinCounters& j = context_local<JoinCounters>();
+  std::lock_guard<std::mutex> lock(j.mutex);
+  if (j.counters) return j.counters;
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  CAIRN_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capturing));
+  if (capturing != cudaStreamCaptureStatusNone) return nullptr;
+  int* counters = nullptr;
+  CAIRN_CUDA_CHECK(cudaMallocAsync(&counters, kJoinTiles * sizeof(int), stream()));
+  CAIRN_CUDA_CHECK(cudaMemsetAsync(counters, 0, kJoinTiles * sizeof(int), stream()));
+  j.counters = counters;
+  return counters;
+}
+
+template <class C, class K, typename T, Cover kCover>
+void launch_cover(const ThinProblem& p, const Maps& maps, const Part& part, int* counters) {
+  static const bool allowed = (allow_smem(wgmma_stream_kernel<C, K, T, kCover>, K::kSmem), true);
   (void)allowed;
   // x tiles inner, as wgmma_gemm's; launched one after another, not overlapped.
-  const dim3 grid((p.n + C::kN - 1) / C::kN, (p.m + C::kBM - 1) / C::kBM);
-  wgmma_stream_kernel<C, K, T, kCut><<<grid, K::kThreads, K::kSmem, stream()>>>(p, maps, part);
+  const dim3 grid((p.n + C::kN - 1) / C::kN, (p.m + C::kBM - 1) / C::kBM,
+                  kCover == Cover::kJoined ? 2 : 1);
+  wgmma_stream_kernel<C, K, T, kCover>
+      <<<grid, K::kThreads, K::kSmem, stream()>>>(p, maps, part, counters);
   check_launch("wgmma_stream_kernel");
 }
 
@@ -149,11 +212,16 @@ void launch(const ThinProblem& p, int cut) {
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   const Maps maps{tile_map_128b(p.w, p.m, p.k, C::kBM, kBf16),
                   tile_map_128b(p.x, p.n, p.k, C::kN, kBf16)};
-  if (cut >= p.k) return launch_part<C, K, T, false>(p, maps, {});
+  if (cut >= p.k) return launch_cover<C, K, T, Cover::kWhole>(p, maps, {}, nullptr);
+  const int64_t tiles = int64_t{(p.n + C::kN - 1) / C::kN} * ((p.m + C::kBM - 1) / C::kBM);
+  if (int* counters = join_counters(tiles)) {
+    g_joined_launches.fetch_add(1, std::memory_order_relaxed);
+    return launch_cover<C, K, T, Cover::kJoined>(p, maps, {0, cut, false}, counters);
+  }
   ThinProblem first = p;
   first.bias = nullptr;  // added once, after the second part
-  launch_part<C, K, T, true>(first, maps, {0, cut, false});
-  launch_part<C, K, T, true>(p, maps, {cut, p.k, true});
+  launch_cover<C, K, T, Cover::kPart>(first, maps, {0, cut, false}, nullptr);
+  launch_cover<C, K, T, Cover::kPart>(p, maps, {cut, p.k, true}, nullptr);
 }
 
 struct Config {
@@ -167,14 +235,16 @@ struct Config {
     "ws" #N "x" #BM "s" #S "k" #KT "w" #W, launch<G, N, S, KT, W, __nv_bfloat16>, \
         launch<G, N, S, KT, W, __half>                                            \
   }
-// The defaults (ws32x64s8k2w1, ws64x64s6k2w1: wgmma_gemm_pick) and, for sweeps
-// (MatmulBench.TileSweep) and CAIRN_WGMMA=ws<suffix>, the loading warp alone (k1w1), 4 k-tiles
-// a stage, 2 groups left running, and the two-blocks-an-SM and wide tiles streamed: none of
-// those gained in the model on an H100 (docs/performance.md, 2026-12-06).
+// The defaults (ws32x64s8k2w1, ws64x64s6k2w1: wgmma_gemm_pick; with a joined cut k also
+// ws32x64s4k2w1 and ws64x64s3k2w1, two blocks an SM) and, for sweeps (MatmulBench.TileSweep)
+// and CAIRN_WGMMA=ws<suffix>, the loading warp alone (k1w1), 4 k-tiles a stage, 2 groups left
+// running, and the two-blocks-an-SM and wide tiles streamed: none of those gained in the model
+// on an H100 (docs/performance.md, 2026-12-06); nor did 128 rows of x, joined (the join).
 const Config kConfigs[] = {CAIRN_WS(1, 32, 8, 64, 2, 1),  CAIRN_WS(1, 64, 6, 64, 2, 1),
                            CAIRN_WS(1, 64, 12, 64, 1, 1), CAIRN_WS(1, 32, 4, 64, 4, 1),
                            CAIRN_WS(1, 64, 3, 64, 4, 1),  CAIRN_WS(1, 64, 12, 64, 1, 2),
-                           CAIRN_WS(1, 64, 3, 64, 2, 1),  CAIRN_WS(2, 128, 6, 128, 1, 2)};
+                           CAIRN_WS(1, 64, 3, 64, 2, 1),  CAIRN_WS(2, 128, 6, 128, 1, 2),
+                           CAIRN_WS(1, 128, 4, 64, 2, 1), CAIRN_WS(1, 32, 4, 64, 2, 1)};
 #undef CAIRN_WS
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
@@ -186,6 +256,16 @@ int wgmma_stream_configs() {
 
 const char* wgmma_stream_name(int config) {
   return kConfigs[config].name;
+}
+
+void set_gemm_join(bool on) {
+  g_join.store(on);
+}
+bool gemm_join() {
+  return g_join.load();
+}
+int64_t gemm_joined_launches() {
+  return g_joined_launches.load();
 }
 
 void wgmma_stream(const ThinProblem& p, bool bf16, int config, int cut) {

@@ -37,7 +37,8 @@ struct Maps {
 // Stores the block's tile: warpgroup t / 128 holds w rows w0 + 64(t / 128) + [0, 64). Thread
 // t's register 4j + e holds w row 16(t / 32 % 4) + (t % 32) / 4 + 8(e / 2) of its warpgroup's
 // 64, x row x0 + 8j + 2(t % 4) + e % 2 (wgmma.cuh). y = acc + bias, or with `add` (the second
-// part of a cut k, whose first part y holds) y = (y + acc) + bias.
+// part of a cut k, whose first part y holds: read from L2, where another block or launch
+// stored it) y = (y + acc) + bias.
 template <class C>
 __device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
                                            const float (&acc)[C::kN / 2], bool add = false) {
@@ -50,7 +51,7 @@ __device__ __forceinline__ void store_tile(const ThinProblem& p, int x0, int w0,
       const int row = x0 + 8 * j + 2 * (lane % 4) + e % 2, col = w_row + 8 * (e / 2);
       if (row >= p.n || col >= p.m) continue;
       float* y = p.y + static_cast<int64_t>(row) * p.m + col;
-      const float v = add ? *y + acc[4 * j + e] : acc[4 * j + e];
+      const float v = add ? __ldcg(y) + acc[4 * j + e] : acc[4 * j + e];
       *y = p.bias ? v + p.bias[col] : v;
     }
 }

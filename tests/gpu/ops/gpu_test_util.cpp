@@ -8,6 +8,8 @@
 #include "backend/cuda/cuda_ops.h"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/matmul.h"
+#include "backend/cuda/mma_gemm.h"
+#include "backend/cuda/wgmma_stream.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 
@@ -67,5 +69,14 @@ InvariantScope::InvariantScope(bool on)
 
 FusedInputsScope::FusedInputsScope(bool on)
     : SwitchScope(&cuda::fused_inputs, &cuda::set_fused_inputs, on) {}
+
+JoinScope::JoinScope(bool on) : SwitchScope(&cuda::gemm_join, &cuda::set_gemm_join, on) {}
+
+SplitScope::SplitScope(int64_t from) : saved_(cuda::gemm_split_from()) {
+  cuda::set_gemm_split_from(from);
+}
+SplitScope::~SplitScope() {
+  cuda::set_gemm_split_from(saved_);
+}
 
 }  // namespace cairn::gpu_test

@@ -53,4 +53,21 @@ struct FusedInputsScope : SwitchScope {
   explicit FusedInputsScope(bool on);
 };
 
+// Whether a cut k's parts run at once (backend/cuda/wgmma_stream.h).
+struct JoinScope : SwitchScope {
+  explicit JoinScope(bool on);
+};
+
+// The fixed-order GEMM's cut from depth `from` (backend/cuda/mma_gemm.h) for the scope's life.
+class SplitScope {
+ public:
+  explicit SplitScope(int64_t from);
+  ~SplitScope();
+  SplitScope(const SplitScope&) = delete;
+  SplitScope& operator=(const SplitScope&) = delete;
+
+ private:
+  int64_t saved_;
+};
+
 }  // namespace cairn::gpu_test

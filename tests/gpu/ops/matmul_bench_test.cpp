@@ -197,7 +197,7 @@ TEST(DISABLED_MatmulBench, TileSweep) {
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
       std::printf("sweep %-8s n=%-4lld k16 chain %.1f us (default %-7s):", s.name,
                   static_cast<long long>(n), chain_us(s.k, step.wgmma_ns),
-                  cuda::mma_gemm_tile_name(n, s.m));
+                  cuda::mma_gemm_tile_name(n, s.m, s.k));
       for (const std::string& tile : cuda::mma_gemm_tile_names()) {
         cuda::force_mma_tile(tile);
         const double ms = matmul_ms(x, ws, y);

@@ -29,6 +29,7 @@ using gpu_test::InvariantScope;
 using gpu_test::poisoned_device;
 using gpu_test::random_host;
 using gpu_test::rel_error;
+using gpu_test::SplitScope;
 using gpu_test::to_device;
 using gpu_test::to_host;
 
@@ -245,13 +246,6 @@ TEST(CudaMatmul, EveryTileGivesTheSameBits) {
     }
   }
 }
-
-// The fixed order with k cut in two (set_gemm_split_from) for the scope's life.
-struct SplitScope {
-  int64_t saved = cuda::gemm_split_from();
-  explicit SplitScope(int64_t from) { cuda::set_gemm_split_from(from); }
-  ~SplitScope() { cuda::set_gemm_split_from(saved); }
-};
 
 // On Hopper, cuBLASLt's fixed algorithm (no split-K) and the tensor-core GEMM compute the
 // same bits, with k whole and cut (one cuBLASLt product a part), so prefill-sized batches take
