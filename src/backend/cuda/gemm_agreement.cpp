@@ -30,7 +30,7 @@ std::vector<float> to_host(const Tensor& y) {
 // Part `part` of s's k (gemm_order.h) as a shape of its own at s's pitch, without a bias.
 GemmLtShape part_of(const GemmLtShape& s, int part) {
   GemmLtShape p = s;
-  const int64_t h = gemm_cut(s.k);
+  const int64_t h = gemm_cut(s.m, s.k);
   p.k = part == 0 ? h : s.k - h;
   p.pitch = s.k;
   p.bias = false;
@@ -55,7 +55,7 @@ bool probe(GemmLtShape s, const Tensor& w, const float* bias) {
 bool lt_fixed_order_run(const GemmLtShape& s, const void* w, const void* x, const float* bias,
                         float* y) {
   constexpr AlgoPolicy kFixed = AlgoPolicy::kFixedPerShapeClass;
-  const int64_t cut = gemm_cut(s.k);
+  const int64_t cut = gemm_cut(s.m, s.k);
   if (cut >= s.k) {
     const GemmLtPlan* plan = gemm_lt_plan(s, kFixed);
     if (!plan) return false;
@@ -80,7 +80,7 @@ bool lt_agrees_with_mma(const GemmLtShape& cls, const Tensor& w, const float* bi
   if (capturing != cudaStreamCaptureStatusNone) return false;
   static std::mutex mutex;
   static std::map<std::pair<GemmLtClass, int64_t>, bool> answers;  // by class and cut
-  const std::pair<GemmLtClass, int64_t> key{gemm_lt_class(cls), gemm_cut(cls.k)};
+  const std::pair<GemmLtClass, int64_t> key{gemm_lt_class(cls), gemm_cut(cls.m, cls.k)};
   std::lock_guard<std::mutex> lock(mutex);
   auto it = answers.find(key);
   if (it == answers.end()) it = answers.emplace(key, probe(cls, w, bias)).first;

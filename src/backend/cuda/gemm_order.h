@@ -2,8 +2,9 @@
 // by all its tiles and by the cuBLASLt runs that must give the same bits (gemm_agreement.h):
 //
 //   k is cut at `cut` (k itself: one part, the default; or k_split(k) where the process's
-//   setting splits k, mma_gemm.h's gemm_cut); each part is one chain of m16n8k16 steps from
-//   zero in increasing k; y = (first + second) + bias, or first + bias for one part.
+//   setting splits k and w is narrow: cut_of, mma_gemm.h's gemm_cut); each part is one chain of
+//   m16n8k16 steps from zero in increasing k; y = (first + second) + bias, or first + bias for one
+//   part.
 //
 // Why two chains: at one row of x a product's outputs are few chains of dependent tensor-core
 // steps (on an H200 down, k = 14,336, ran at 46 ns a step, 1.5× its bytes' floor): two
@@ -30,6 +31,18 @@ namespace cairn::cuda {
 // to a multiple of 256. The second part is never shorter than the first, nor 512 longer.
 CAIRN_GEMM_ORDER_FN int64_t k_split(int64_t k) {
   return k < 512 ? k : k / 512 * 256;
+}
+
+// Rows of w from which a product counts as wide (an 8B model's gate|up: 28,672; its LM head):
+// its many outputs keep the GPU's blocks streaming the weights without a cut.
+constexpr int64_t kWideRows = 16384;
+
+// Where w [m, k] is cut when the setting cuts from depth `from` (0: never): k_split(k) for a
+// narrow product (m < kWideRows) of depth at least `from`, else k (one part). A wide product
+// is never cut: its tiles stream at the bandwidth whole, and a cut would put its batched
+// products on the two-accumulator kernels (a 70B model's gate|up, k = 8192).
+CAIRN_GEMM_ORDER_FN int64_t cut_of(int64_t m, int64_t k, int64_t from) {
+  return from > 0 && k >= from && m < kWideRows ? k_split(k) : k;
 }
 
 // The k-tiles of one tile shape (tile_k values of k each) in the order a kernel with one

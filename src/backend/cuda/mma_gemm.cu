@@ -386,9 +386,8 @@ void set_gemm_split_from(int64_t depth) {
   g_split_from.store(std::max<int64_t>(0, depth));
 }
 
-int64_t gemm_cut(int64_t k) {
-  const int64_t from = gemm_split_from();
-  return from > 0 && k >= from ? k_split(k) : k;
+int64_t gemm_cut(int64_t m, int64_t k) {
+  return cut_of(m, k, gemm_split_from());
 }
 
 bool mma_gemm_supports(const Tensor& w) {
@@ -406,7 +405,7 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
                   static_cast<int>(y.dim(0)),
                   static_cast<int>(w.dim(0)),
                   static_cast<int>(w.dim(1)),
-                  static_cast<int>(gemm_cut(w.dim(1)))};
+                  static_cast<int>(gemm_cut(w.dim(0), w.dim(1)))};
   if (p.n == 0 || p.m == 0) return;
   if (w.dtype() == DType::kBF16)
     launch_typed<__nv_bfloat16>(p);
@@ -415,7 +414,7 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
 }
 
 const char* mma_gemm_tile_name(int64_t n, int64_t m, int64_t k) {
-  const int tile = tile_for(n, m, k > 0 && gemm_cut(k) < k && gemm_join());
+  const int tile = tile_for(n, m, k > 0 && gemm_cut(m, k) < k && gemm_join());
   if (tile >= first_wg()) return wgmma_gemm_name(tile - first_wg());
   return tile >= kThin ? mma_thin_name(tile - kThin) : kShapeNames[tile];
 }

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "backend/cuda/gemm_order.h"  // kWideRows
+
 namespace cairn::cuda {
 
 struct ThinProblem {
@@ -21,9 +23,6 @@ struct ThinProblem {
   float* y;  // n × m
   int n, m, k;
 };
-
-// Rows of w from which a product counts as wide (an 8B model's gate|up: 28,672; its LM head).
-constexpr int64_t kWideRows = 16384;
 
 // How many thin configs there are, and config c's name ("thin:nt…w…k…s…": n8 tiles a warp,
 // warps a block, k a stage, stages).

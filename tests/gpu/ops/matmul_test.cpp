@@ -267,7 +267,7 @@ TEST(CudaMatmul, FixedCublasAgreesWithTensorCoreGemm) {
         cls.bias = bias != nullptr;
         EXPECT_TRUE(cuda::lt_agrees_with_mma(cls, wd, bias ? bias->data<float>() : nullptr))
             << "[" << m << ", " << k << "] bias " << (bias != nullptr) << " cut at "
-            << cuda::gemm_cut(k);
+            << cuda::gemm_cut(m, k);
       }
     }
   }
@@ -295,7 +295,7 @@ TEST(CudaMatmul, TheOrderAddsTwoPartsOfK) {
   SplitScope split(512);
   std::mt19937 rng(31);
   for (auto [m, k] : {std::pair<int64_t, int64_t>{1000, 4096}, {300, 1040}, {4096, 14336}}) {
-    const int64_t h = cuda::gemm_cut(k);
+    const int64_t h = cuda::gemm_cut(m, k);
     ASSERT_EQ(cuda::k_split(k), h);
     const Tensor w = random_host({m, k}, DType::kBF16, rng, 0.05f);
     const Tensor bias = random_host({m}, DType::kF32, rng);
@@ -329,13 +329,14 @@ TEST(CudaMatmul, CutOrderKeepsRowsAndTiles) {
   check_rows_independent(1024, 14336, DType::kBF16, {1, 5, 32, 65, 130}, rng);
   check_rows_independent(300, 1040, DType::kF16, {1, 9, 40, 129}, rng);
   const Tensor x = to_device(random_host({40, 2064}, DType::kF32, rng));
-  const Tensor w = to_device(random_host({17000, 2064}, DType::kBF16, rng));
-  Tensor yd = poisoned_device({40, 17000}, DType::kF32);
+  const Tensor w = to_device(random_host({9000, 2064}, DType::kBF16, rng));
+  ASSERT_LT(cuda::gemm_cut(9000, 2064), 2064);
+  Tensor yd = poisoned_device({40, 9000}, DType::kF32);
   ops::matmul(x, w, nullptr, yd);
   const Tensor picked = to_host(yd);
   for (const std::string& tile : cuda::mma_gemm_tile_names()) {
     cuda::force_mma_tile(tile);
-    Tensor forced = poisoned_device({40, 17000}, DType::kF32);
+    Tensor forced = poisoned_device({40, 9000}, DType::kF32);
     ops::matmul(x, w, nullptr, forced);
     cuda::force_mma_tile("");
     EXPECT_EQ(0, std::memcmp(to_host(forced).raw(), picked.raw(), picked.nbytes())) << tile;

@@ -31,6 +31,21 @@ TEST(GemmOrder, SplitIsHalfOfKOnA256Boundary) {
   }
 }
 
+// The cut follows the setting's depth and the weight's rows alone: narrow products of that
+// depth are cut, wide ones (gate|up, an LM head) never, shallower ones never, nothing when off.
+TEST(GemmOrder, OnlyNarrowProductsOfTheDepthAreCut) {
+  EXPECT_EQ(7168, cuda::cut_of(4096, 14336, 8192));  // an 8B model's down
+  EXPECT_EQ(4096, cuda::cut_of(4096, 4096, 8192));   // its o
+  EXPECT_EQ(4096, cuda::cut_of(10240, 8192, 8192));  // a 70B model's q|k|v
+  EXPECT_EQ(8192, cuda::cut_of(57344, 8192, 8192));  // its gate|up: wide
+  EXPECT_EQ(8192, cuda::cut_of(28672, 8192, 8192));  // its gate|up's half at two ranks
+  EXPECT_EQ(4096, cuda::cut_of(14336, 8192, 8192));  // its quarter at four: narrow
+  EXPECT_EQ(4096, cuda::cut_of(cuda::kWideRows - 1, 8192, 8192));
+  EXPECT_EQ(8192, cuda::cut_of(cuda::kWideRows, 8192, 8192));
+  EXPECT_EQ(14336, cuda::cut_of(4096, 14336, 0));      // off
+  EXPECT_EQ(14336, cuda::cut_of(4096, 14336, 16384));  // shallower than the setting
+}
+
 // Every k-tile once; each part's tiles in increasing k; the parts alternate while both have
 // tiles; no tile straddles the cut.
 void check_order(int64_t k, int tile_k) {
