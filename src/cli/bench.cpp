@@ -166,8 +166,8 @@ std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_byte
   const Device d = f.engine.tensor_parallel > 1 ? Device::cpu() : resolve_device(f.device);
   if (f.model.empty() && d.kind != DeviceKind::kCpu) {
     const bool named = f.shapes.size() == 1 && f.shapes.front() != kDefaultCpuShape;
-    std::unique_ptr<Model> m =
-        make_device_bench_model(named ? f.shapes.front() : "llama-3.1-8b", f.work_dir, d);
+    std::unique_ptr<Model> m = make_device_bench_model(named ? f.shapes.front() : "llama-3.1-8b",
+                                                       f.work_dir, d, f.gpu.layers);
     weight_bytes = static_cast<double>(bench_weight_bytes(m->config()));
     m->set_step_graphs(f.graphs.max_batch());
     return m;
@@ -318,6 +318,11 @@ void register_bench(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--long-context", f->gpu.long_context,
                   "--device cuda: KV positions of the long-context decode")
+      ->capture_default_str();
+  cmd->add_option("--layers", f->gpu.layers,
+                  "--device cuda: each shape's first N layers only (0: all; e.g. a llama-3.1-70b "
+                  "shape's layers on one GPU)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--rank-devices", f->gpu.rank_devices,
                   "--device cuda --tensor-parallel N: each rank's GPU (default 0 ... N-1; a GPU "

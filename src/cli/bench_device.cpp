@@ -44,6 +44,12 @@ const std::map<std::string, std::string>& shape_configs() {
 "rope_local_base_freq":10000.0,"sliding_window":1024,"sliding_window_pattern":6,
 "query_pre_attn_scalar":256,"hidden_activation":"gelu_pytorch_tanh","torch_dtype":"bfloat16",
 "tie_word_embeddings":true,"rope_scaling":{"rope_type":"linear","factor":8.0}})"},
+      {"llama-3.1-70b",
+       R"({"model_type":"llama","hidden_size":8192,"num_hidden_layers":80,"num_attention_heads":64,
+"num_key_value_heads":8,"intermediate_size":28672,"vocab_size":128256,"rms_norm_eps":1e-5,
+"max_position_embeddings":131072,"rope_theta":500000.0,"hidden_act":"silu","torch_dtype":"bfloat16",
+"tie_word_embeddings":false,"rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
+"high_freq_factor":4.0,"original_max_position_embeddings":8192}})"},
   };
   return m;
 }
@@ -52,16 +58,30 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
-                                               Device device) {
+ModelConfig device_bench_config(const std::string& name, const std::string& work_dir,
+                                int32_t layers) {
   auto it = shape_configs().find(name);
   if (it == shape_configs().end())
     fail(ErrorCode::kInvalidArgument, "unknown shape '{}'; known: {}", name,
          fmt::join(device_bench_shapes(), ", "));
-  std::string dir = work_dir + "/" + name;
+  if (layers < 0) fail(ErrorCode::kInvalidArgument, "--layers must be at least 0, got {}", layers);
+  std::string json = it->second;
+  if (layers > 0) {  // the first `layers` of the shape's, as its config.json would say
+    const std::string key = "\"num_hidden_layers\":";
+    const size_t at = json.find(key) + key.size(), end = json.find(',', at);
+    const int32_t all = std::stoi(json.substr(at, end - at));
+    json = fmt::format("{}{}{}", json.substr(0, at), std::min(layers, all), json.substr(end));
+  }
+  const std::string dir = layers > 0 ? fmt::format("{}/{}-{}", work_dir, name, layers)
+                                     : fmt::format("{}/{}", work_dir, name);
   std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/config.json") << it->second;
-  ModelConfig c = parse_hf_config(dir);
+  std::ofstream(dir + "/config.json") << json;
+  return parse_hf_config(dir);
+}
+
+std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
+                                               Device device, int32_t layers) {
+  const ModelConfig c = device_bench_config(name, work_dir, layers);
   const bool gemma = c.model_type == "gemma3_text";
   DecoderWeights w = random_weights(c, DType::kBF16, device, gemma || c.model_type == "qwen3", 7);
   DecoderOptions o = default_decoder_options(c);
@@ -279,13 +299,21 @@ DeviceLimits split_limits(const DeviceBenchFlags& f, DeviceLimits one) {
 // made on the device, brought to the host, split there, and the ranks' shards placed.
 std::unique_ptr<Model> bench_model(const DeviceBenchFlags& f, const std::string& name,
                                    Device device) {
-  std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device);
   if (f.tensor_parallel == 1) {
+    std::unique_ptr<Model> m = make_device_bench_model(name, f.work_dir, device, f.layers);
     m->set_step_graphs(f.max_graph_batch);
     return m;
   }
   const std::vector<int> devices = rank_devices(f);
-  m->to_device(Device::cpu());
+  std::unique_ptr<Model> m;
+  try {
+    m = make_device_bench_model(name, f.work_dir, device, f.layers);
+    m->to_device(Device::cpu());
+  } catch (const Error& e) {  // the whole shape outgrows one GPU (a 70B): made on the host
+    if (e.code() != ErrorCode::kOutOfMemory) throw;
+    fmt::print("{} does not fit one GPU whole: its random weights are made on the host\n", name);
+    m = make_device_bench_model(name, f.work_dir, Device::cpu(), f.layers);
+  }
   m = tp::make_tensor_parallel(std::move(m), f.tensor_parallel);
   dynamic_cast<tp::TensorParallelModel&>(*m).place_ranks(device.kind, devices);
   fmt::print("tensor parallel: {} ranks on GPUs {}, steps run eagerly\n", f.tensor_parallel,

@@ -32,15 +32,22 @@ struct DeviceBenchFlags {
   // Decode and prefill only, eagerly.
   int tensor_parallel = 1;
   std::vector<int> rank_devices;
+  // --layers N: each shape's first N layers only (0: all), e.g. a 70B shape's layers on one GPU
+  // that cannot hold all 80; the figures' limits count the layers made.
+  int32_t layers = 0;
 };
 
 // The named shapes run_device_bench knows.
 std::vector<std::string> device_bench_shapes();
 
-// A random-weight bf16 model of shape `name` on `device` (its config.json
-// written under work_dir/name), configured as its family's loader would.
+// Shape `name`'s config, of its first `layers` layers where layers > 0 (its config.json written
+// under work_dir/name, or work_dir/name-<layers>).
+ModelConfig device_bench_config(const std::string& name, const std::string& work_dir,
+                                int32_t layers = 0);
+// A random-weight bf16 model of shape `name` on `device` (device_bench_config's config),
+// configured as its family's loader would.
 std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
-                                               Device device);
+                                               Device device, int32_t layers = 0);
 // Bytes of a model's bf16 weights: what one decode step streams.
 int64_t bench_weight_bytes(const ModelConfig& c);
 

@@ -19,7 +19,8 @@
 # trace (not in the default): the 8B bench under the kernel trace (tools/gpu/kernel_trace.py:
 # what each kernel adds to a decode step, trace.log);
 # tp (not in the default): the 8B shape split over 2, 4 and 8 GPUs, as many as are present
-# (`cairn bench --tensor-parallel N`, tp-N.log), or over 2 ranks sharing the one GPU;
+# (`cairn bench --tensor-parallel N`, tp-N.log), or over 2 ranks sharing the one GPU; with 2
+# GPUs or more also the llama-3.1-70b shape at TP 2 (tp-70b.log; its weights made on the host);
 # restore (not in the default): `cairn bench --ssd-restore` on the GPU, 8B shape, 4k prompt
 # (TTFT restored into device pages, overlapped and waiting, against cold prefill; restore.log).
 set -uo pipefail
@@ -126,6 +127,12 @@ if has tp; then  # the 8B shape split over 2, 4, 8 GPUs (as many as present), el
       --prefill-tokens 4096 >"$logs/tp-$n.log" 2>&1
     result["tp $n"]="rc $?"
   done
+  if [ "$gpus" -ge 2 ]; then  # issue 10's 70B shape at TP 2: its 141 GB of weights on two GPUs
+    timeout "${TP_TIMEOUT:-900}" "$bin/cairn" bench --device cuda --shape llama-3.1-70b \
+      --tensor-parallel 2 --batch-sizes 16,64 --long-context 0 --prefill-tokens 4096 \
+      >"$logs/tp-70b.log" 2>&1
+    result["tp 70b"]="rc $?"
+  fi
 fi
 if has restore; then
   timeout "${RESTORE_TIMEOUT:-300}" "$bin/cairn" bench --ssd-restore --device cuda \
