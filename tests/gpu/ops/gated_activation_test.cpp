@@ -37,21 +37,26 @@ TEST(GpuGatedActivation, MatchesReference) {
 }
 
 // The fused form over a gate|up product's output equals gated_activation over its halves
-// split on the device, bit for bit (float4 rows and scalar ones: odd widths).
+// split on the device, bit for bit (float4 rows and scalar ones: odd widths; a few rows, and
+// a batch's many, whose rows get few blocks and several columns a thread).
 TEST(GpuGatedActivation, FusedEqualsItOverTheSplitHalves) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(52);
   for (auto act : {ops::Activation::kSilu, ops::Activation::kGeluTanh})
-    for (int64_t d : {1, 3, 37, 1024, 4099}) {
-      const Tensor gu = to_device(random_host({7, 2 * d}, DType::kF32, rng, 12.0f));
-      Tensor g = poisoned_device({7, d}, DType::kF32), u = poisoned_device({7, d}, DType::kF32);
-      Tensor* parts[] = {&g, &u};
-      ops::split_columns(gu, parts);
-      Tensor want = poisoned_device({7, d}, DType::kF32), y = poisoned_device({7, d}, DType::kF32);
-      ops::gated_activation(g, u, act, want);
-      ops::gated_activation_fused(gu, act, y);
-      EXPECT_TRUE(bit_equal(to_host(y), to_host(want))) << name(act) << " d " << d;
-    }
+    for (int64_t rows : {7, 257})
+      for (int64_t d : {1, 3, 37, 1024, 4099, 4100}) {
+        const Tensor gu = to_device(random_host({rows, 2 * d}, DType::kF32, rng, 12.0f));
+        Tensor g = poisoned_device({rows, d}, DType::kF32);
+        Tensor u = poisoned_device({rows, d}, DType::kF32);
+        Tensor* parts[] = {&g, &u};
+        ops::split_columns(gu, parts);
+        Tensor want = poisoned_device({rows, d}, DType::kF32);
+        Tensor y = poisoned_device({rows, d}, DType::kF32);
+        ops::gated_activation(g, u, act, want);
+        ops::gated_activation_fused(gu, act, y);
+        EXPECT_TRUE(bit_equal(to_host(y), to_host(want)))
+            << name(act) << " rows " << rows << " d " << d;
+      }
 }
 
 }  // namespace
