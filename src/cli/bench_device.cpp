@@ -23,15 +23,22 @@
 namespace cairn {
 namespace {
 
+// A Llama-3.1 config.json of these sizes (8 KV heads; the family's vocabulary, norms and RoPE).
+std::string llama31(int hidden, int layers, int heads, int intermediate) {
+  return fmt::format(
+      R"({{"model_type":"llama","hidden_size":{},"num_hidden_layers":{},"num_attention_heads":{},
+"num_key_value_heads":8,"intermediate_size":{},"vocab_size":128256,"rms_norm_eps":1e-5,
+"max_position_embeddings":131072,"rope_theta":500000.0,"hidden_act":"silu","torch_dtype":"bfloat16",
+"tie_word_embeddings":false,"rope_scaling":{{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
+"high_freq_factor":4.0,"original_max_position_embeddings":8192}}}})",
+      hidden, layers, heads, intermediate);
+}
+
 // config.json of each shape: the public configs' architecture fields.
 const std::map<std::string, std::string>& shape_configs() {
   static const std::map<std::string, std::string> m = {
-      {"llama-3.1-8b",
-       R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
-"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"rms_norm_eps":1e-5,
-"max_position_embeddings":131072,"rope_theta":500000.0,"hidden_act":"silu","torch_dtype":"bfloat16",
-"tie_word_embeddings":false,"rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
-"high_freq_factor":4.0,"original_max_position_embeddings":8192}})"},
+      {"llama-3.1-8b", llama31(4096, 32, 32, 14336)},
+      {"llama-3.1-70b", llama31(8192, 80, 64, 28672)},
       {"qwen3-8b",
        R"({"model_type":"qwen3","hidden_size":4096,"num_hidden_layers":36,"num_attention_heads":32,
 "num_key_value_heads":8,"head_dim":128,"intermediate_size":12288,"vocab_size":151936,
@@ -44,12 +51,6 @@ const std::map<std::string, std::string>& shape_configs() {
 "rope_local_base_freq":10000.0,"sliding_window":1024,"sliding_window_pattern":6,
 "query_pre_attn_scalar":256,"hidden_activation":"gelu_pytorch_tanh","torch_dtype":"bfloat16",
 "tie_word_embeddings":true,"rope_scaling":{"rope_type":"linear","factor":8.0}})"},
-      {"llama-3.1-70b",
-       R"({"model_type":"llama","hidden_size":8192,"num_hidden_layers":80,"num_attention_heads":64,
-"num_key_value_heads":8,"intermediate_size":28672,"vocab_size":128256,"rms_norm_eps":1e-5,
-"max_position_embeddings":131072,"rope_theta":500000.0,"hidden_act":"silu","torch_dtype":"bfloat16",
-"tie_word_embeddings":false,"rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
-"high_freq_factor":4.0,"original_max_position_embeddings":8192}})"},
   };
   return m;
 }
