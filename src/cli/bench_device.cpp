@@ -93,11 +93,18 @@ std::unique_ptr<Model> make_device_bench_model(const std::string& name, const st
   return std::make_unique<DecoderModel>(c, std::move(w), std::move(o));
 }
 
-int64_t bench_weight_bytes(const ModelConfig& c) {
+namespace {
+// Weights every token multiplies in the layers: the attention and MLP projections.
+int64_t layer_weights(const ModelConfig& c) {
   const int64_t h = c.hidden_size, hd = c.head_dim;
-  int64_t layer = h * hd * (2 * c.n_heads + 2 * c.n_kv_heads) + 3 * h * c.intermediate_size;
-  int64_t head = c.tie_word_embeddings ? c.vocab_size * h : 2 * c.vocab_size * h;
-  return 2 * (layer * c.n_layers + head);  // bf16; one embedding row per token is noise
+  const int64_t layer = h * hd * (2 * c.n_heads + 2 * c.n_kv_heads) + 3 * h * c.intermediate_size;
+  return layer * c.n_layers;
+}
+}  // namespace
+
+int64_t bench_weight_bytes(const ModelConfig& c) {
+  // bf16; the input embedding is one row a token (noise), tied to the LM head or not
+  return 2 * (layer_weights(c) + c.vocab_size * c.hidden_size);
 }
 
 namespace {
@@ -229,8 +236,8 @@ double bench_prefill(const Ctx& x, Model& m) {
     fmt::print("  ops of a prefill of {} tokens:\n{}", n, dev.stop_op_profile());
   }
   const double hd = static_cast<double>(c.head_dim);
-  const double matmul = static_cast<double>(bench_weight_bytes(c)) / 2.0 -
-                        static_cast<double>(c.vocab_size * c.hidden_size);  // no embedding
+  // the layers' products of every token; the LM head runs for the last token only (noise)
+  const double matmul = static_cast<double>(layer_weights(c));
   // q·k and p·v over the causal half: 2 × 2 × n²/2 × head_dim per head and layer.
   const double attn = 2.0 * n * static_cast<double>(n) * hd * c.n_heads * c.n_layers;
   const double flops = 2.0 * matmul * n + attn;
@@ -334,7 +341,8 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
     std::unique_ptr<Model> m = bench_model(f, name, device);
     const ModelConfig& c = m->config();
     fmt::print(
-        "{} (bf16 weights {:.2f} GB, bf16 KV {} KiB/token, random weights made in {:.1f} s), "
+        "{} (bf16 weights a decode step reads {:.2f} GB, bf16 KV {} KiB/token, random weights "
+        "made in {:.1f} s), "
         "decode from a context of {} random KV positions:\n",
         name, bench_weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
         std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);

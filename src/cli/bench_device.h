@@ -48,7 +48,8 @@ ModelConfig device_bench_config(const std::string& name, const std::string& work
 // configured as its family's loader would.
 std::unique_ptr<Model> make_device_bench_model(const std::string& name, const std::string& work_dir,
                                                Device device, int32_t layers = 0);
-// Bytes of a model's bf16 weights: what one decode step streams.
+// Bytes of bf16 weights one decode step streams: every layer's projections and the LM head (the
+// input embedding is one row a token, noise).
 int64_t bench_weight_bytes(const ModelConfig& c);
 
 void run_device_bench(const DeviceBenchFlags& f, Device device);
