@@ -20,12 +20,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <type_traits>
-
-#include <atomic>
-#include <mutex>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/mma_tile.cuh"
@@ -169,7 +168,8 @@ std::atomic<bool> g_join{std::getenv("CAIRN_GEMM_JOIN") == nullptr ||
 
 // The join's counters, one a tile, zero between launches; one set a context (rank_context.h),
 // as its launches are ordered on its stream. Made the first time a cut product asks outside a
-// graph capture, with room for the widest product (an LM head of 128k rows: ~4,000 tiles).
+// graph capture; only narrow products are cut (fewer than 16,384 rows of w: at most 1,024 tiles
+// of 64 rows at 128 rows of x in 32s), so 16,384 leaves room for any tile.
 struct JoinCounters {
   int* counters = nullptr;
   std::mutex mutex;
