@@ -17,15 +17,8 @@
 #include "gpu_test_util.h"
 #include "partials.h"
 
-namespace cairn {
+namespace cairn::gpu_test {
 namespace {
-
-using gpu_test::host_sum;
-using gpu_test::partials;
-using gpu_test::poisoned_device;
-using gpu_test::to_device;
-using gpu_test::to_host;
-using gpu_test::values;
 
 TEST(NcclGroup, RankOrderSumEqualsTheHostsBitForBit) {
   CAIRN_NEED_GPU();
@@ -110,4 +103,4 @@ TEST(NcclGroup, EveryGpuAllReduceEqualsTheInProcessGroup) {
 }
 
 }  // namespace
-}  // namespace cairn
+}  // namespace cairn::gpu_test

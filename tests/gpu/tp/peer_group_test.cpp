@@ -20,15 +20,8 @@
 #include "partials.h"
 #include "rank_threads_util.h"
 
-namespace cairn {
+namespace cairn::gpu_test {
 namespace {
-
-using gpu_test::host_sum;
-using gpu_test::partials;
-using gpu_test::poisoned_device;
-using gpu_test::to_device;
-using gpu_test::to_host;
-using gpu_test::values;
 
 DeviceBackend& gpu() {
   return device_backend(DeviceKind::kCuda);
@@ -181,4 +174,4 @@ TEST(PeerGroup, OneRankAGpuSumsInRankOrder) {
 }
 
 }  // namespace
-}  // namespace cairn
+}  // namespace cairn::gpu_test
