@@ -94,10 +94,15 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
+// A scaled logit s softcapped: softcap · tanh(s / softcap).
+__device__ __forceinline__ float softcapped(float s, float softcap) {
+  return __fmul_rn(softcap, tanhf(__fdiv_rn(s, softcap)));
+}
+
 // dot · scale, softcapped when asked (the tensor-core path passes its row's scale).
 __device__ __forceinline__ float logit_scaled(float dot, float scale, float softcap) {
   float s = __fmul_rn(dot, scale);
-  if (softcap > 0.0f) s = __fmul_rn(softcap, tanhf(__fdiv_rn(s, softcap)));
+  if (softcap > 0.0f) s = softcapped(s, softcap);
   return s;
 }
 

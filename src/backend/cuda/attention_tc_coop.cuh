@@ -90,14 +90,13 @@ __device__ __forceinline__ void coop_weights(const Params& p, int key0, uint32_t
     const int row = lane / 4 + 8 * h;
     float m = -INFINITY;  // a split's state starts at −∞ (CoopState)
     for (int j = 0; j <= w; ++j) m = fmaxf(m, sh.max[j][row]);
-    const bool any = sh.max[w][row] != -INFINITY;
     float sum = 0.0f;
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         float& x = s[nt][2 * h + e];
-        x = any ? expf(__fsub_rn(x, m)) : 0.0f;
+        x = weight_under(x, m);
         sum = __fadd_rn(sum, x);
       }
     sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
@@ -121,7 +120,7 @@ __device__ __forceinline__ void coop_values(const CoopShared& sh, int i, uint32_
     const int row = lane / 4 + 8 * h;
     const float bmax = sh.max[i][row];
     const float m = fmaxf(st.m[h], bmax);
-    const float r = bmax != -INFINITY ? expf(__fsub_rn(st.m[h], m)) : 1.0f;
+    const float r = rescale_factor(st.m[h], m);
     st.m[h] = m;
     st.l[h] = __fmaf_rn(st.l[h], r, sh.sum[i][row]);
 #pragma unroll

@@ -201,8 +201,27 @@ __device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32
     for (int e = 0; e < 4; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
 }
 
-// The logits of both rows for key tile nt's keys (key0 + 8nt + 2(lane % 4) + e), in place:
-// −∞ where the row does not see the key (or the key is past n_kv, or the row past the last).
+// logit_scaled on the first NE elements of each n8 tile's C fragment (element e is row e / 2's),
+// the softcap tested once for all of them: a branch between each score's operations would keep
+// the scheduler from interleaving them.
+template <int NE>
+__device__ __forceinline__ void scale_logits(float (&s)[4][NE], const Rows& rows, float softcap) {
+  if (softcap > 0.0f) {
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int e = 0; e < NE; ++e)
+        s[nt][e] = softcapped(__fmul_rn(s[nt][e], rows.scale[e / 2]), softcap);
+    return;
+  }
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < NE; ++e) s[nt][e] = __fmul_rn(s[nt][e], rows.scale[e / 2]);
+}
+
+// Key tile nt's logits of both rows (keys key0 + 8nt + 2(lane % 4) + e), in place: −∞ where
+// the row does not see the key (or the key is past n_kv, or the row past the last).
 __device__ __forceinline__ void mask_tile(const Params& p, int key0, int nt, const Rows& rows,
                                           float (&s)[4]) {
   const int lane = threadIdx.x & 31;
@@ -212,11 +231,8 @@ __device__ __forceinline__ void mask_tile(const Params& p, int key0, int nt, con
     const bool in = key < p.n_kv;
     const int32_t k_pos = !in ? 0 : p.kv_pos ? p.kv_pos[key] : key;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const bool vis = in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window);
-      float& x = s[2 * h + e];
-      x = vis ? logit_scaled(x, rows.scale[h], p.softcap) : -INFINITY;
-    }
+    for (int h = 0; h < 2; ++h)
+      if (!(in && rows.valid[h] && visible(rows.pos[h], k_pos, p.window))) s[2 * h + e] = -INFINITY;
   }
 }
 
@@ -231,39 +247,48 @@ __device__ __forceinline__ bool block_visible(const Params& p, int key0, const R
   return all;
 }
 
-// mask_tile for the block's four key tiles. When the whole warp sees every key, the same
-// logits without the per-key checks (visible() is monotone in the key between the two ends).
+// The block's logits from its scores, in place: scaled (scale_logits), then, unless the whole
+// warp sees every key (visible() is monotone in the key between the two ends), masked.
 __device__ __forceinline__ void mask_logits(const Params& p, int key0, const Rows& rows,
                                             float (&s)[4][4]) {
-  if (__all_sync(kFull, block_visible(p, key0, rows))) {
-#pragma unroll
-    for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) s[nt][e] = logit_scaled(s[nt][e], rows.scale[e / 2], p.softcap);
-    return;
-  }
+  scale_logits(s, rows, p.softcap);
+  if (__all_sync(kFull, block_visible(p, key0, rows))) return;
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) mask_tile(p, key0, nt, rows, s[nt]);
+}
+
+// The factor acc and l are rescaled by when a row's running maximum moves from m_old to m
+// (m ≥ m_old): exp(m_old − m), and 1 for a row that has seen no key yet (m_old = −∞; its acc
+// and l are 0, so 0 · r and 0 · 1 are the same bits). Both sides are computed and one kept:
+// no branch.
+__device__ __forceinline__ float rescale_factor(float m_old, float m) {
+  const float r = expf(__fsub_rn(m_old, m));
+  return m_old == -INFINITY ? 1.0f : r;
+}
+
+// The weight exp(logit − m) of a logit under the row's maximum m, without a branch: a row
+// whose maximum is still −∞ has only −∞ logits, whose weights are 0 under any finite m.
+__device__ __forceinline__ float weight_under(float logit, float m) {
+  return expf(__fsub_rn(logit, m == -INFINITY ? 0.0f : m));
 }
 
 // One row's online-softmax step over a key block from this lane's 8 logits x (keys in the
 // fragment's order: tile nt's two, nt = 0..3), in place: x becomes the weights exp(logit − m)
 // (0 where masked), m the new max, l = l·r + Σ weights (this lane's 8 in order, then the quad's
-// xor-1 and xor-2 butterfly). Returns r = exp(m_old − m), the factor acc is rescaled by (1 when
-// the block has no visible key: the row is unchanged).
+// xor-1 and xor-2 butterfly). Returns r (rescale_factor; 1 when the block has no visible key:
+// the row is unchanged).
 __device__ __forceinline__ float block_softmax(float (&x)[8], float& m_row, float& l_row) {
   float bmax = -INFINITY;
 #pragma unroll
   for (int i = 0; i < 8; ++i) bmax = fmaxf(bmax, x[i]);
   bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
   bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
-  const bool any = bmax != -INFINITY;
   const float m = fmaxf(m_row, bmax);
-  const float r = any ? expf(__fsub_rn(m_row, m)) : 1.0f;
+  const float r = rescale_factor(m_row, m);
   float sum = 0.0f;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    x[i] = any ? expf(__fsub_rn(x[i], m)) : 0.0f;
+    x[i] = weight_under(x[i], m);
     sum = __fadd_rn(sum, x[i]);
   }
   sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));

@@ -72,13 +72,8 @@ __device__ __forceinline__ void narrow_mask(const Params& p, int key0, const Row
   const bool all = !rows.valid[0] || (p.kv_pos == nullptr && key0 + kKeyBlock <= p.n_kv &&
                                       visible(rows.pos[0], key0 + kKeyBlock - 1, p.window) &&
                                       visible(rows.pos[0], key0, p.window));
-  if (__all_sync(kFull, all)) {
-#pragma unroll
-    for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) s[nt][e] = logit_scaled(s[nt][e], rows.scale[0], p.softcap);
-    return;
-  }
+  scale_logits(s, rows, p.softcap);
+  if (__all_sync(kFull, all)) return;
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) {  // mask_tile's row g (its row g + 8 is never valid here)
     float t[4] = {s[nt][0], s[nt][1], 0.0f, 0.0f};

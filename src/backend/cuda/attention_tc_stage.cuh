@@ -78,14 +78,18 @@ __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int
   for (int h = 0; h < kKeyBlock / kRowsApart; ++h) {
     const int j = h * kRowsApart + t / kTpr, key = key0 + j;
     const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
+    if (row) {  // one test a key row, not one a chunk
 #pragma unroll
-    for (int b = 0; b < kChunks / kTpr; ++b) {
-      const int c = kTpr * b + t % kTpr;
-      const uint32_t off = mma::swizzled<kRowBytes>(j, c);
-      if (row)
-        mma::copy16(base + off, row + head_off + c * 16);
-      else
-        *reinterpret_cast<uint4*>(tile + off) = make_uint4(0, 0, 0, 0);
+      for (int b = 0; b < kChunks / kTpr; ++b) {
+        const int c = kTpr * b + t % kTpr;
+        mma::copy16(base + mma::swizzled<kRowBytes>(j, c), row + head_off + c * 16);
+      }
+    } else {
+#pragma unroll
+      for (int b = 0; b < kChunks / kTpr; ++b) {
+        const int c = kTpr * b + t % kTpr;
+        *reinterpret_cast<uint4*>(tile + mma::swizzled<kRowBytes>(j, c)) = make_uint4(0, 0, 0, 0);
+      }
     }
   }
 }
