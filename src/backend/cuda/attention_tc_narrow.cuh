@@ -41,7 +41,7 @@ __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint
                                               float (&s)[4][2]) {
   const int lane = threadIdx.x & 31;
   float hi[4][2] = {}, lo[4][2] = {};
-#pragma unroll 1  // as timed (docs/performance.md); unrolled, ptxas gives the same registers
+#pragma unroll 1  // kept rolled: unrolled, ptxas gives the same registers
   for (int ks = 0; ks < HD / 16; ++ks) {
     uint32_t ah[2], al[2], b[4][2];
     const uint32_t qa = chunk_at<HD>(lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2);
