@@ -57,6 +57,15 @@ __global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
                                  blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
+// The four-warp blocks alone, bounded to one block an SM (attention_seqs.cu's
+// seqs_tc_wide_kernel says why).
+template <typename T, int HD>
+__global__ void __launch_bounds__(kThreads, 1) tc_wide_kernel(Params p) {
+  extern __shared__ float4 smem4[];
+  tc::coop_split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                              blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
+}
+
 // Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.
 template <typename T, int HD>
 __global__ void __launch_bounds__(kThreads) tc_fused_kernel(Params p) {
@@ -73,12 +82,12 @@ void launch_tc(const Params& p, bool split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
     static const bool ready = (allow_smem(tc_split_kernel<T, HD, 32>, smem),
-                               allow_smem(tc_split_kernel<T, HD, kThreads>, wide_smem), true);
+                               allow_smem(tc_wide_kernel<T, HD>, wide_smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
                     blocks_for(rows_per_head, tc::kRows));
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
-      tc_split_kernel<T, HD, kThreads><<<grid, kThreads, wide_smem, stream()>>>(p);
+      tc_wide_kernel<T, HD><<<grid, kThreads, wide_smem, stream()>>>(p);
     else
       tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(p);
     check_launch("attention tc_split_kernel");

@@ -30,6 +30,27 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kMaxHeadDim = 256;
 constexpr unsigned kFull = 0xffffffffu;
 
+// n / d for 0 <= n < 2^31 by a multiply-high, an add and a shift (the round-up method of
+// division by invariant integers): s = ceil(log2 d), mul = floor(2^32 (2^s − d) / d) + 1, then
+// n / d = (mulhi(n, mul) + n) >> s. Exact for every such n and 1 <= d < 2^31; it replaces the
+// ~20-instruction integer division a paged key row's page would cost.
+struct PageDivisor {
+  uint32_t mul = 1;
+  uint32_t shift = 0;
+};
+
+inline PageDivisor page_divisor(uint32_t d) {
+  uint32_t s = 0;
+  while ((uint64_t{1} << s) < d) ++s;
+  const uint64_t mul = (uint64_t{1} << 32) * ((uint64_t{1} << s) - d) / d + 1;
+  return {static_cast<uint32_t>(mul), s};
+}
+
+__device__ __forceinline__ int divide(int n, PageDivisor d) {
+  return static_cast<int>((__umulhi(static_cast<uint32_t>(n), d.mul) + static_cast<uint32_t>(n)) >>
+                          d.shift);
+}
+
 // Everything a kernel needs; device pointers except scalars.
 struct Params {
   const float* q;  // [n_q, n_heads, head_dim]
@@ -54,6 +75,7 @@ struct Params {
   const uint8_t* const* pages;
   int64_t k_off, v_off;
   int page_tokens;
+  PageDivisor page_div;  // key / page_tokens without a division (page_divisor)
 };
 
 // The start of key `key`'s row (all KV heads; token_bytes each) in K (is_v
@@ -62,10 +84,11 @@ __device__ __forceinline__ const uint8_t* key_row(const Params& p, bool is_v, in
                                                   int64_t token_bytes) {
   if (p.pages == nullptr)
     return static_cast<const uint8_t*>(is_v ? p.v : p.k) + static_cast<int64_t>(key) * token_bytes;
-  const uint8_t* page = p.pages[key / p.page_tokens];
+  const int page_i = divide(key, p.page_div);
+  const uint8_t* page = p.pages[page_i];
   if (page == nullptr) return nullptr;
   return page + (is_v ? p.v_off : p.k_off) +
-         static_cast<int64_t>(key % p.page_tokens) * token_bytes;
+         static_cast<int64_t>(key - page_i * p.page_tokens) * token_bytes;
 }
 
 // The online-softmax state of one row: lane l holds acc for dims l + 32 i,

@@ -129,10 +129,9 @@ __global__ void __launch_bounds__(kThreads)
 // Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence: on 16-row
 // blocks of NT threads (Slots 0), or on narrow one-warp blocks staging through Slots slots
 // (decode grids: every sequence at most 8 rows a KV head).
-template <typename T, int HD, int NT, int Slots = 0>
-__global__ void __launch_bounds__(NT)
-    seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
-                         int per_block) {
+template <typename T, int HD, int NT, int Slots>
+__device__ __forceinline__ void split_blocks(const Params& base, const SeqTable& seqs, int n_seqs,
+                                             int per_block) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const SeqEntry& e = find_seq<Grid::kSplit>(seqs.entries(), n_seqs, blockIdx.z, gridDim.z);
@@ -146,6 +145,23 @@ __global__ void __launch_bounds__(NT)
     tc::narrow_split_block<T, HD, Slots>(p, smem, blockIdx.y, row0, first, end);
   else
     tc::any_split_block<T, HD, NT>(p, smem, blockIdx.y, row0, first, end);
+}
+
+template <typename T, int HD, int NT, int Slots = 0>
+__global__ void __launch_bounds__(NT)
+    seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
+                         int per_block) {
+  split_blocks<T, HD, NT, Slots>(base, seqs, n_seqs, per_block);
+}
+
+// The four-warp blocks of small grids (tc::coop_split_block), bounded to one block an SM:
+// left to itself the compiler held them to 128 registers a thread and spilled, where a small
+// grid (fewer blocks than twice the SMs) never needs more than two blocks an SM.
+template <typename T, int HD>
+__global__ void __launch_bounds__(kThreads, 1)
+    seqs_tc_wide_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
+                        int per_block) {
+  split_blocks<T, HD, kThreads, 0>(base, seqs, n_seqs, per_block);
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
@@ -296,7 +312,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
     static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
-                               allow_smem(seqs_tc_split_kernel<T, HD, kThreads>, wide_smem), true);
+                               allow_smem(seqs_tc_wide_kernel<T, HD>, wide_smem), true);
     (void)ready;
     const int64_t blocks =
         static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
@@ -307,8 +323,8 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(plan.split_blocks));
     const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
     if (wide)
-      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, kThreads>, grid, kThreads,
-                    wide_smem, base, table, n, per_block);
+      launch_kernel("seqs_tc_wide_kernel", seqs_tc_wide_kernel<T, HD>, grid, kThreads, wide_smem,
+                    base, table, n, per_block);
     else if (narrow == 1)
       launch_narrow<T, HD, 1>(base, plan, table, grid, per_block);
     else if (narrow == 2)
@@ -414,6 +430,7 @@ void attention_pages(const Tensor& q, const ops::KvPages& kv,
   base.out = out.data<float>();
   base.k_off = static_cast<int64_t>(kv.k_offset), base.v_off = static_cast<int64_t>(kv.v_offset);
   base.page_tokens = static_cast<int>(kv.page_tokens);
+  base.page_div = attn::page_divisor(static_cast<uint32_t>(kv.page_tokens));
   const attn::Plan plan = attn::plan_for(base, seqs, ap.kv_quant.enabled(), kv.dtype, kv.pages);
   if (plan.seqs.empty()) return;
   // The page table goes up with the call's other tables (a decode step's is the

@@ -1,6 +1,6 @@
 // CUDA attention_pages against CUDA attention_seqs over the same rows held
 // contiguously, bit for bit: pages of 16, 32 and 48 tokens (a key block of 32
-// inside one page, across two, across a page edge), pages laid out as the
+// inside one page, across two, across a page edge; bf16 also 1, 7 and 100), pages laid out as the
 // paged KV state lays them (two layers, K then V each; the second layer read,
 // so both offsets are non-zero), K/V f32, bf16, f16 and affine 8/4-bit,
 // decode rows beside prefill chunks, windows 0 and 16 (with the leading pages a
@@ -159,6 +159,9 @@ std::vector<Case> all_cases() {
       for (DType dt : {DType::kF32, DType::kBF16, DType::kF16}) out.push_back({dt, {}, pt, window});
       for (int32_t bits : {8, 4}) out.push_back({DType::kU8, {bits, 64}, pt, window});
     }
+  // Pages of 1, 7 and 100 tokens: the page of a key is found by a multiply-high, not a
+  // division (attention_math.cuh, PageDivisor), exact for every divisor.
+  for (int64_t pt : {1, 7, 100}) out.push_back({DType::kBF16, {}, pt, 0});
   return out;
 }
 
