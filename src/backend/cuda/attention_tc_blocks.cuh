@@ -138,11 +138,14 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
 }
 
 // The fused path's running totals of the warp's rows: max and sum in registers, acc in the
-// warp's shared-memory words (word (4t + e) · 32 + lane holds st.acc[t][e]'s counterpart).
+// warp's shared memory as one float2 a lane for each dim tile t and row h: pair (2t + h) · 32 +
+// lane holds st.acc[t][2h] and st.acc[t][2h + 1]'s counterparts (a warp's 64-bit accesses of
+// one pair index cover 256 contiguous bytes: no bank conflict, half the instructions of 32-bit
+// words).
 struct Totals {
   float m[2] = {-INFINITY, -INFINITY};
   float l[2] = {0.0f, 0.0f};
-  float* acc = nullptr;
+  float2* acc = nullptr;
 };
 
 // fold() (attention_math.cuh) in the fragment layout: the same operations per element.
@@ -155,17 +158,18 @@ __device__ __forceinline__ void fold_totals(Totals& tot, const State<HD>& part) 
     if (tot.l[h] == 0.0f) {
 #pragma unroll
       for (int t = 0; t < HD / 8; ++t)
-        for (int e = 2 * h; e < 2 * h + 2; ++e) tot.acc[(4 * t + e) * 32 + lane] = part.acc[t][e];
+        tot.acc[(2 * t + h) * 32 + lane] = make_float2(part.acc[t][2 * h], part.acc[t][2 * h + 1]);
       tot.m[h] = part.m[h], tot.l[h] = part.l[h];
       continue;
     }
     const FoldFactors f = fold_factors(tot.m[h], part.m[h]);
 #pragma unroll
-    for (int t = 0; t < HD / 8; ++t)
-      for (int e = 2 * h; e < 2 * h + 2; ++e) {
-        float& x = tot.acc[(4 * t + e) * 32 + lane];
-        x = fold_value(x, part.acc[t][e], f);
-      }
+    for (int t = 0; t < HD / 8; ++t) {
+      float2& x = tot.acc[(2 * t + h) * 32 + lane];
+      const float2 y = x;
+      x = make_float2(fold_value(y.x, part.acc[t][2 * h], f),
+                      fold_value(y.y, part.acc[t][2 * h + 1], f));
+    }
     tot.l[h] = fold_value(tot.l[h], part.l[h], f), tot.m[h] = f.m;
   }
 }
@@ -181,9 +185,10 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
     float* out = p.out + rows.out[h] * HD + 2 * (lane % 4);
     const float l = tot.l[h];
 #pragma unroll
-    for (int t = 0; t < HD / 8; ++t)
-      for (int e = 0; e < 2; ++e)
-        out[8 * t + e] = final_value(tot.acc[(4 * t + 2 * h + e) * 32 + lane], l);
+    for (int t = 0; t < HD / 8; ++t) {
+      const float2 a = tot.acc[(2 * t + h) * 32 + lane];
+      out[8 * t] = final_value(a.x, l), out[8 * t + 1] = final_value(a.y, l);
+    }
   }
 }
 
@@ -198,7 +203,7 @@ __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int 
   Rows rows;
   const uint32_t q_hi = mma::shared_address(q_w);
   Totals tot;
-  tot.acc = reinterpret_cast<float*>(smem + L::totals_offset(kWarps)) + warp * kRows * HD;
+  tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kWarps)) + warp * kRows * HD / 2;
   State<HD> st;
   walk<T, HD, kThreads>(
       p, b, smem + L::stages_offset(kWarps), q_hi, q_hi + L::kQTile, rows, st, 0,

@@ -7,8 +7,8 @@
 //   q tiles     per warp: hi [16 rows][head_dim], then lo [16 rows][head_dim]
 //   K/V stages  kStages × (K [32 keys][head_dim], then V [32 keys][head_dim]); the split block:
 //               two slots of [32 keys][head_dim], K and V of a key block staged apart
-//   totals      fused path only, per warp: the folded acc of its rows, [head_dim / 8][4][32] f32
-//               (fragment element, then lane: each lane reads and writes its own words)
+//   totals      fused path only, per warp: the folded acc of its rows, [head_dim / 8][2][32]
+//               float2 (dim tile, row half, lane: each lane reads and writes its own pairs)
 // Staging only moves bytes: whatever way a tile is filled (cp.async, or element by element when
 // rows are not 16-byte aligned), it holds the same values, so it never changes a result.
 #pragma once
