@@ -48,13 +48,13 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
                     blockIdx.x * kWarps * kFusedRows);
 }
 
-// Tensor-core blocks: NT threads per (key split, KV head, 16 rows): one warp, or four
-// attending together (NT = kThreads, small grids).
-template <typename T, int HD, int NT>
-__global__ void __launch_bounds__(NT) tc_split_kernel(Params p) {
+// Tensor-core blocks: one warp per (key split, KV head, 16 rows); small grids take
+// tc_wide_kernel's four warps instead.
+template <typename T, int HD>
+__global__ void __launch_bounds__(32) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::any_split_block<T, HD, NT>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                                 blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
+  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
+                         blockIdx.x, blockIdx.x + 1);
 }
 
 // The four-warp blocks alone, bounded to one block an SM (attention_seqs.cu's
@@ -81,7 +81,7 @@ void launch_tc(const Params& p, bool split_path) {
   if (split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
-    static const bool ready = (allow_smem(tc_split_kernel<T, HD, 32>, smem),
+    static const bool ready = (allow_smem(tc_split_kernel<T, HD>, smem),
                                allow_smem(tc_wide_kernel<T, HD>, wide_smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
@@ -89,7 +89,7 @@ void launch_tc(const Params& p, bool split_path) {
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
       tc_wide_kernel<T, HD><<<grid, kThreads, wide_smem, stream()>>>(p);
     else
-      tc_split_kernel<T, HD, 32><<<grid, 32, smem, stream()>>>(p);
+      tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(p);
     check_launch("attention tc_split_kernel");
     combine_kernel<HD / 32>
         <<<blocks_for(static_cast<int64_t>(p.n_q) * p.n_heads, kWarps), kThreads, 0, stream()>>>(p);

@@ -147,11 +147,12 @@ __device__ __forceinline__ void split_blocks(const Params& base, const SeqTable&
     tc::any_split_block<T, HD, NT>(p, smem, blockIdx.y, row0, first, end);
 }
 
-template <typename T, int HD, int NT, int Slots = 0>
-__global__ void __launch_bounds__(NT)
+// The one-warp blocks (16 rows, or narrow with Slots > 0).
+template <typename T, int HD, int Slots = 0>
+__global__ void __launch_bounds__(32)
     seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
                          int per_block) {
-  split_blocks<T, HD, NT, Slots>(base, seqs, n_seqs, per_block);
+  split_blocks<T, HD, 32, Slots>(base, seqs, n_seqs, per_block);
 }
 
 // The four-warp blocks of small grids (tc::coop_split_block), bounded to one block an SM:
@@ -299,10 +300,10 @@ template <typename T, int HD, int Slots>
 void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, dim3 grid,
                    int per_block) {
   const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
-  static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32, Slots>, smem), true);
+  static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, Slots>, smem), true);
   (void)ready;
-  launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32, Slots>, grid, 32, smem,
-                base, table, static_cast<int>(plan.seqs.size()), per_block);
+  launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, Slots>, grid, 32, smem, base,
+                table, static_cast<int>(plan.seqs.size()), per_block);
 }
 
 template <typename T, int HD>
@@ -311,7 +312,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
   if (plan.split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
-    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 32>, smem),
+    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD>, smem),
                                allow_smem(seqs_tc_wide_kernel<T, HD>, wide_smem), true);
     (void)ready;
     const int64_t blocks =
@@ -330,7 +331,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     else if (narrow == 2)
       launch_narrow<T, HD, 2>(base, plan, table, grid, per_block);
     else
-      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 32>, grid, 32, smem, base,
+      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD>, grid, 32, smem, base,
                     table, n, per_block);
     launch_combine<HD / 32>(base, plan, table);
     return;
