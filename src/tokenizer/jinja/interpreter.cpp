@@ -3,6 +3,7 @@
 #include "tokenizer/jinja/interpreter.h"
 
 #include "tokenizer/jinja/lexer.h"
+#include "tokenizer/jinja/mutation_log.h"
 #include "tokenizer/jinja/value_ops.h"
 
 namespace cairn::jinja {
@@ -44,6 +45,7 @@ void Interpreter::append_output(std::string& out, const std::string& text) {
 }
 
 std::string Interpreter::render(const std::vector<NodePtr>& program, const ScopePtr& globals) {
+  MutationLog log;  // breaks the cycles the render's stores may have made, when it returns
   std::string out;
   if (exec_block(program, globals, out) != Flow::kNormal)
     raise("'break' or 'continue' outside a loop");
@@ -145,6 +147,7 @@ void Interpreter::exec_set(const Node& node, const ScopePtr& scope) {
   if (target.flag || target.kids[1]->kind != NodeKind::kName)
     raise("Cannot assign to member with non-identifier property");
   object.as_dict().set(target.kids[1]->text, rhs);
+  MutationLog::note(object);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "tokenizer/jinja/filters.h"
 #include "tokenizer/jinja/interpreter.h"
+#include "tokenizer/jinja/mutation_log.h"
 #include "tokenizer/jinja/text.h"
 #include "tokenizer/jinja/value_ops.h"
 
@@ -297,6 +298,7 @@ Value list_method(const Value& object, const std::string& name) {
           if (a.positional.size() != 1) raise("append() takes exactly one argument");
           if (object.as_list().items.size() >= kMaxListItems) raise("list too large");
           object.as_list().items.push_back(a.positional[0]);
+          MutationLog::note(object);
           return Value::none();
         },
         name);
