@@ -15,6 +15,7 @@
 #include "backend/ops.h"
 #include "core/error.h"
 #include "kv/device_cache.h"
+#include "kv/paged_kv.h"
 #include "model/decoder.h"
 #include "model/device_weights.h"
 #include "model/tp/sharded_kv.h"
@@ -175,6 +176,23 @@ std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_toke
   return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 
+// The engine's paged KV state (pages of kDefaultPageTokens on the model's KV device, a pool
+// for n_slots sequences of n_tokens positions) for --paged-kv: what serve and generate attend.
+std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t n_tokens) {
+  PagedKvOptions o;
+  o.device = kv_device(m);
+  const int64_t pages = (n_tokens + o.page_tokens - 1) / o.page_tokens + 1;
+  o.budget_bytes = n_slots * pages * o.page_tokens * kv_bytes_per_token(m.config()) + (64 << 20);
+  return std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
+}
+
+// The KV the bench attends: bench_kv's, or with --paged-kv (bf16 only) the paged state's.
+std::unique_ptr<KvView> bench_view(const Ctx& x, const Model& m, int32_t n_slots, int32_t n_tokens,
+                                   const ops::KvRowQuant& q = {}) {
+  if (x.f.paged_kv && !q.enabled()) return bench_paged_kv(m, n_slots, n_tokens);
+  return bench_kv(m, n_slots, n_tokens, q);
+}
+
 // n random positions in slot `slot` of every cache of bench_kv's view.
 void fill_random(KvView& kv, int32_t slot, int32_t n, uint64_t seed) {
   auto* sharded = dynamic_cast<tp::ShardedKvView*>(&kv);
@@ -187,9 +205,17 @@ void fill_random(KvView& kv, int32_t slot, int32_t n, uint64_t seed) {
 // the KV in bf16 or in the affine rows q.
 double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
                       const ops::KvRowQuant& q) {
-  std::unique_ptr<KvView> cache = bench_kv(m, n_seqs, ctx + x.f.decode_tokens + 6, q);
+  std::unique_ptr<KvView> cache = bench_view(x, m, n_seqs, ctx + x.f.decode_tokens + 6, q);
   KvView& kv = *cache;
-  for (int32_t s = 0; s < n_seqs; ++s) fill_random(kv, s, ctx, 11 + static_cast<uint64_t>(s));
+  if (dynamic_cast<PagedKvState*>(&kv) != nullptr) {
+    // Paged: the context computed by prefills of at most ~8k tokens (its values do not change
+    // the time; the paged state has no random fill).
+    const int32_t group = std::max(1, 8192 / std::max(ctx, 1));
+    for (int32_t s = 0; s < n_seqs && ctx > 0; s += group)
+      step(m, kv, std::min(group, n_seqs - s), s, 0, ctx);
+  } else {
+    for (int32_t s = 0; s < n_seqs; ++s) fill_random(kv, s, ctx, 11 + static_cast<uint64_t>(s));
+  }
   step(m, kv, n_seqs, 0, ctx, 1);  // warm-up
   std::vector<double> steps;
   for (int32_t i = 1; i <= x.f.decode_tokens; ++i)
@@ -225,14 +251,14 @@ double bench_decode(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
 double bench_prefill(const Ctx& x, Model& m) {
   const ModelConfig& c = m.config();
   const int32_t n = x.f.prefill_tokens;
-  step(m, *bench_kv(m, 1, 1024), 1, 0, 0, 1024);  // warm-up
+  step(m, *bench_view(x, m, 1, 1024), 1, 0, 0, 1024);  // warm-up
   std::vector<double> runs;
-  for (int r = 0; r < 3; ++r) runs.push_back(step(m, *bench_kv(m, 1, n), 1, 0, 0, n));
+  for (int r = 0; r < 3; ++r) runs.push_back(step(m, *bench_view(x, m, 1, n), 1, 0, 0, n));
   const double s = median(runs);
   if (x.f.profile_ops) {  // one more prefill, timed op by op
     DeviceBackend& dev = device_backend(x.device.kind);
     dev.start_op_profile();
-    step(m, *bench_kv(m, 1, n), 1, 0, 0, n);
+    step(m, *bench_view(x, m, 1, n), 1, 0, 0, n);
     fmt::print("  ops of a prefill of {} tokens:\n{}", n, dev.stop_op_profile());
   }
   const double hd = static_cast<double>(c.head_dim);
@@ -343,9 +369,10 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
     fmt::print(
         "{} (bf16 weights a decode step reads {:.2f} GB, bf16 KV {} KiB/token, random weights "
         "made in {:.1f} s), "
-        "decode from a context of {} random KV positions:\n",
+        "decode from a context of {} KV positions{}:\n",
         name, bench_weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
-        std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens);
+        std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens,
+        f.paged_kv ? " in the engine's paged state (pages of 32 tokens)" : " (random)");
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
     for (int32_t b : f.batches) bench_decode(x, *m, b, f.prompt_tokens);
     const double prefill = bench_prefill(x, *m);
