@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -267,6 +268,60 @@ uint64_t fnv_of(const Tensor& h) {
   return fnv;
 }
 
+// K and V rows [n, kv heads, head_dim] copied into pages of `page` tokens, each page a block of K
+// rows then a block of V rows (the paged KV state's layout within one layer).
+struct BenchPages {
+  std::shared_ptr<Storage> memory;
+  std::vector<const void*> table;
+  size_t block_bytes = 0;
+};
+
+BenchPages bench_pages(const Tensor& k, const Tensor& v, int64_t page) {
+  const int64_t n = k.dim(0), n_pages = (n + page - 1) / page;
+  BenchPages bp;
+  bp.block_bytes = k.nbytes() / static_cast<size_t>(n) * static_cast<size_t>(page);
+  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+  bp.memory = dev.allocate(static_cast<size_t>(n_pages) * 2 * bp.block_bytes);
+  for (int64_t i = 0; i < n_pages; ++i) {
+    const size_t at = static_cast<size_t>(i) * 2 * bp.block_bytes;
+    for (int which = 0; which < 2; ++which) {
+      const Tensor src = (which == 0 ? k : v).slice_rows(i * page, std::min(n, (i + 1) * page));
+      Tensor dst =
+          Tensor::view_of(bp.memory, at + which * bp.block_bytes, src.shape(), src.dtype());
+      dev.copy(src, dst);
+    }
+    bp.table.push_back(static_cast<const uint8_t*>(bp.memory->data()) + at);
+  }
+  dev.synchronize();
+  return bp;
+}
+
+// The decode step's attention alone over the same rows, held contiguously and read through pages
+// of `page` tokens (as the engine's paged state holds them): µs of each, and the same bits.
+void bench_decode_paged(const Tensor& q, const std::vector<Tensor>& ks,
+                        const std::vector<Tensor>& vs, const std::vector<ops::AttentionSeq>& seqs,
+                        const std::vector<int32_t>& qp, const ops::AttentionParams& p, Tensor& out,
+                        int64_t page) {
+  const double contiguous = time_us([&] { ops::attention_seqs(q, seqs, qp, p, out); });
+  const uint64_t want = fnv_of(to_host(out));
+  std::vector<BenchPages> held;
+  std::vector<const void*> table;
+  std::vector<ops::AttentionSeq> paged;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    const int64_t n_kv = seqs[i].n_kv;
+    held.push_back(bench_pages(ks[i].slice_rows(0, n_kv), vs[i].slice_rows(0, n_kv), page));
+    paged.push_back(
+        {nullptr, nullptr, seqs[i].q_begin, 1, n_kv, static_cast<int64_t>(table.size())});
+    table.insert(table.end(), held.back().table.begin(), held.back().table.end());
+  }
+  const ops::KvPages kv{table, 0, held.front().block_bytes, page, ks.front().dim(1), DType::kBF16};
+  const double us = time_us([&] { ops::attention_pages(q, kv, paged, qp, p, out); });
+  const uint64_t got = fnv_of(to_host(out));
+  std::printf("  attention alone: contiguous %.1f us/layer, pages of %lld tokens %.1f us/layer%s\n",
+              contiguous, static_cast<long long>(page), us, got == want ? "" : " (OUTPUT DIFFERS)");
+  EXPECT_EQ(got, want);
+}
+
 // One decode step of one layer at `batch` sequences of n_kv keys (32 heads over 8
 // KV heads, head_dim 128, bf16 K/V): the K/V append and attention as one
 // convert_rows and one attention_seqs, against a convert pair and an attention
@@ -314,6 +369,9 @@ void bench_decode(int64_t batch, int64_t n_kv) {
       static_cast<long long>(batch), static_cast<long long>(n_kv), batched,
       kv_bytes / batched / 1e3, looped, static_cast<unsigned long long>(fnv_of(to_host(out))));
   EXPECT_GT(batched, 0.0);
+  // CAIRN_BENCH_DECODE_PAGE=P: the attention alone, contiguous and through pages of P tokens.
+  if (const char* page = std::getenv("CAIRN_BENCH_DECODE_PAGE"))
+    bench_decode_paged(q, ks, vs, seqs, qp, p, out, std::atoll(page));
 }
 
 // The sizes of CAIRN_BENCH_DECODE ("128x512,64x4096"), else the default list.
@@ -329,34 +387,6 @@ std::vector<std::pair<int64_t, int64_t>> decode_sizes() {
     ++c;
   }
   return sizes;
-}
-
-// K and V rows [n, kv heads, head_dim] copied into pages of `page` tokens, each page a block of K
-// rows then a block of V rows (the paged KV state's layout within one layer).
-struct BenchPages {
-  std::shared_ptr<Storage> memory;
-  std::vector<const void*> table;
-  size_t block_bytes = 0;
-};
-
-BenchPages bench_pages(const Tensor& k, const Tensor& v, int64_t page) {
-  const int64_t n = k.dim(0), n_pages = (n + page - 1) / page;
-  BenchPages bp;
-  bp.block_bytes = k.nbytes() / static_cast<size_t>(n) * static_cast<size_t>(page);
-  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
-  bp.memory = dev.allocate(static_cast<size_t>(n_pages) * 2 * bp.block_bytes);
-  for (int64_t i = 0; i < n_pages; ++i) {
-    const size_t at = static_cast<size_t>(i) * 2 * bp.block_bytes;
-    for (int which = 0; which < 2; ++which) {
-      const Tensor src = (which == 0 ? k : v).slice_rows(i * page, std::min(n, (i + 1) * page));
-      Tensor dst =
-          Tensor::view_of(bp.memory, at + which * bp.block_bytes, src.shape(), src.dtype());
-      dev.copy(src, dst);
-    }
-    bp.table.push_back(static_cast<const uint8_t*>(bp.memory->data()) + at);
-  }
-  dev.synchronize();
-  return bp;
 }
 
 // The attention of one layer of a causal prefill of n tokens in one sequence (by default 32
