@@ -23,20 +23,30 @@ std::vector<int32_t> read_back(const int32_t* d, size_t count) {
   return out;
 }
 
+// Up to a whole slot (256 KiB): a batch's page table, the same for every layer of a decode step,
+// is copied once a step, not once a layer. Bytes that differ in their last word get a slot of
+// their own.
 TEST(CudaUpload, IdenticalBytesReuseTheirSlot) {
   CAIRN_NEED_GPU();
-  std::vector<int32_t> a(64), b(64);
-  std::iota(a.begin(), a.end(), 1000);
-  std::iota(b.begin(), b.end(), 2000);
-  const int32_t* da = cuda::upload(std::span<const int32_t>(a));
-  // Fill the guard distance so that a's slot may be reused.
-  for (int i = 0; i < 4; ++i) cuda::upload(std::span<const int32_t>(b.data(), 1 + i));
-  const int32_t* again = cuda::upload(std::span<const int32_t>(a));
-  EXPECT_EQ(da, again);
-  const int32_t* db = cuda::upload(std::span<const int32_t>(b));
-  EXPECT_NE(da, db);
-  EXPECT_EQ(read_back(again, a.size()), a);
-  EXPECT_EQ(read_back(db, b.size()), b);
+  for (const size_t count : {size_t{64}, size_t{2176}, size_t{65536}}) {  // 256 B, 8.5, 256 KiB
+    std::vector<int32_t> a(count), b(count);
+    std::iota(a.begin(), a.end(), 1000);
+    std::iota(b.begin(), b.end(), 2000);
+    const int32_t* da = cuda::upload(std::span<const int32_t>(a));
+    // Fill the guard distance so that a's slot may be reused.
+    for (int i = 0; i < 4; ++i) cuda::upload(std::span<const int32_t>(b.data(), 1 + i));
+    const int32_t* again = cuda::upload(std::span<const int32_t>(a));
+    EXPECT_EQ(da, again) << count << " values";
+    const int32_t* db = cuda::upload(std::span<const int32_t>(b));
+    EXPECT_NE(da, db);
+    std::vector<int32_t> last = a;
+    last.back() += 1;
+    const int32_t* dl = cuda::upload(std::span<const int32_t>(last));
+    EXPECT_NE(dl, da) << count << " values, the last one differing";
+    EXPECT_EQ(read_back(again, a.size()), a);
+    EXPECT_EQ(read_back(db, b.size()), b);
+    EXPECT_EQ(read_back(dl, last.size()), last);
+  }
 }
 
 // An op uploads several arguments before it launches: the first pointer must survive the
