@@ -102,6 +102,17 @@ class DeviceBackend {
   // The communicators of ranks on devices[r] (repeats allowed: ranks sharing a device), each
   // used by a thread bound to its device. CPU: the in-process group (cpu/local_group.h).
   virtual std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>& devices) = 0;
+  // Work on a tensor-parallel KV shard's pages from a thread that drives another device (the
+  // engine's): until leave_device(token), the calling thread's ops run on device `index`, on
+  // streams and buffers kept for such work there; nothing changes when the thread already
+  // runs on `index` (then the token is null). leave_device waits for the work issued
+  // meanwhile, so that it is done before any other stream reads what it wrote, and puts the
+  // thread back. Use through OnDevice (backend/on_device.h). CPU: nothing to do.
+  virtual void* enter_device(int index) {
+    (void)index;
+    return nullptr;
+  }
+  virtual void leave_device(void* token) noexcept { (void)token; }
 };
 
 // The value fill_uniform gives element i: a counter-based hash of (seed, i)

@@ -12,6 +12,7 @@
 
 #include "backend/device.h"
 #include "backend/device_limits.h"
+#include "backend/on_device.h"
 #include "backend/ops.h"
 #include "core/error.h"
 #include "kv/device_cache.h"
@@ -165,14 +166,15 @@ struct Ctx {
 // DeviceKvCache, or one per KV shard of a split model (a ShardedKvView).
 std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_tokens,
                                  const ops::KvRowQuant& q = {}) {
-  const Device d = kv_device(m);
+  const std::vector<Device> d = kv_devices(m);  // each rank's shard on its GPU
   std::vector<ModelConfig> shards = m.kv_shard_configs();
-  auto one = [&](const ModelConfig& c) {
-    return std::make_unique<DeviceKvCache>(c, d, DType::kBF16, n_slots, n_tokens, q);
+  auto one = [&](size_t r) {
+    const OnDevice on(d[r]);
+    return std::make_unique<DeviceKvCache>(shards[r], d[r], DType::kBF16, n_slots, n_tokens, q);
   };
-  if (shards.size() == 1) return one(shards[0]);
+  if (shards.size() == 1) return one(0);
   std::vector<std::unique_ptr<KvView>> views;
-  for (const ModelConfig& c : shards) views.push_back(one(c));
+  for (size_t r = 0; r < shards.size(); ++r) views.push_back(one(r));
   return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 
@@ -180,7 +182,7 @@ std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_toke
 // for n_slots sequences of n_tokens positions) for --paged-kv: what serve and generate attend.
 std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t n_tokens) {
   PagedKvOptions o;
-  o.device = kv_device(m);
+  place_kv(m, o);
   const int64_t pages = (n_tokens + o.page_tokens - 1) / o.page_tokens + 1;
   o.budget_bytes = n_slots * pages * o.page_tokens * kv_bytes_per_token(m.config()) + (64 << 20);
   return std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
@@ -196,8 +198,11 @@ std::unique_ptr<KvView> bench_view(const Ctx& x, const Model& m, int32_t n_slots
 // n random positions in slot `slot` of every cache of bench_kv's view.
 void fill_random(KvView& kv, int32_t slot, int32_t n, uint64_t seed) {
   auto* sharded = dynamic_cast<tp::ShardedKvView*>(&kv);
-  for (int r = 0; r < (sharded ? sharded->n_shards() : 1); ++r)
-    dynamic_cast<DeviceKvCache&>(sharded ? sharded->shard(r) : kv).fill_random(slot, n, seed + r);
+  for (int r = 0; r < (sharded ? sharded->n_shards() : 1); ++r) {
+    auto& c = dynamic_cast<DeviceKvCache&>(sharded ? sharded->shard(r) : kv);
+    const OnDevice on(c.device());
+    c.fill_random(slot, n, seed + r);
+  }
 }
 
 // Median seconds of one decode step of n_seqs sequences over ctx positions of

@@ -37,10 +37,11 @@ std::string scheme_of(const Model& m, const EngineOptions& o) {
 
 // Each shard's pool gets an equal part of --kv-budget (and the prefix cache,
 // which counts one shard's bytes, of its cap).
-// Pages live where the model computes (host memory, or the GPU's).
+// Pages live where the model computes (host memory, or the GPU's; each tensor-parallel
+// rank's shard on the rank's GPU).
 PagedKvState make_kv(const Model& m, const EngineOptions& o) {
   PagedKvOptions ko = paged_kv_options(m.config(), o.kv, o.kv_budget_bytes / n_kv_shards(m));
-  ko.device = kv_device(m);
+  place_kv(m, ko);
   return PagedKvState(m.kv_shard_configs(), ko);
 }
 

@@ -58,10 +58,10 @@ std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const K
 // One cache, or one per KV shard of a tensor-parallel model (each with its rank's heads).
 std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv) {
   std::vector<ModelConfig> shards = model.kv_shard_configs();
-  const Device device = kv_device(model);
-  if (shards.size() == 1) return cache_for(shards[0], device, kv);
+  const std::vector<Device> devices = kv_devices(model);  // each rank's shard on its device
+  if (shards.size() == 1) return cache_for(shards[0], devices[0], kv);
   std::vector<std::unique_ptr<KvView>> views;
-  for (const ModelConfig& c : shards) views.push_back(cache_for(c, device, kv));
+  for (size_t r = 0; r < shards.size(); ++r) views.push_back(cache_for(shards[r], devices[r], kv));
   return std::make_unique<tp::ShardedKvView>(std::move(views));
 }
 

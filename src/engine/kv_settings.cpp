@@ -36,14 +36,16 @@ std::string kv_scheme_name(const PagedKvOptions& o) {
   return name;
 }
 
-Device kv_device(const Model& m) {
-  for (const Device& d : m.kv_shard_devices())
-    if (d != m.device())
-      fail(ErrorCode::kUnsupported,
-           "the model's tensor-parallel ranks are on several GPUs, and keeping each rank's KV "
-           "shard in its own GPU's memory is not supported yet; run the ranks on CPU threads "
-           "(--device cpu)");
-  return m.device();
+std::vector<Device> kv_devices(const Model& m) {
+  std::vector<Device> d = m.kv_shard_devices();
+  if (d.empty()) d.push_back(m.device());
+  return d;
+}
+
+void place_kv(const Model& m, PagedKvOptions& o) {
+  const std::vector<Device> d = kv_devices(m);
+  o.device = d[0];
+  o.shard_devices = d.size() > 1 ? d : std::vector<Device>{};
 }
 
 }  // namespace cairn

@@ -26,9 +26,11 @@ struct KvSettings {
 // for an unknown dtype; kv_config errors name the file.
 PagedKvOptions paged_kv_options(const ModelConfig& cfg, const KvSettings& kv, int64_t budget_bytes);
 
-// The device every KV shard of `m` lives on: the model's. Error(kUnsupported) for a model
-// whose ranks are on several GPUs (each shard's pool in its rank's GPU memory is not built).
-Device kv_device(const Model& m);
+// Where each KV shard of `m` lives (Model::kv_shard_devices, rank order): the model's device,
+// or for a tensor-parallel model its ranks' (each rank's KV heads in its own GPU's memory).
+std::vector<Device> kv_devices(const Model& m);
+// PagedKvOptions::device and shard_devices for `m`'s shards.
+void place_kv(const Model& m, PagedKvOptions& o);
 
 // A short, stable description of the KV scheme ("bf16", "q4g64@512", a kv_config
 // hash), folded into prefix-cache namespaces.

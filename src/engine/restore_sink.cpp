@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backend/device.h"
+#include "backend/on_device.h"
 #include "core/error.h"
 
 namespace cairn {
@@ -32,10 +33,11 @@ void PoolSink::write(size_t page, size_t g, uint64_t offset, std::span<const uin
     uint8_t* from = const_cast<uint8_t*>(bytes.data()) + (at - offset);
     const Tensor src =
         Tensor::view_of(borrow_host(from, static_cast<size_t>(n)), 0, {n}, DType::kU8);
+    const OnDevice on(p.device());  // a tensor-parallel shard's pages on their rank's GPU
     dev.copy(src, dst, kCopyStream);
+    dev.synchronize(kCopyStream);  // the staging slot goes back, and the range counts as in
     at += static_cast<uint64_t>(n);
   }
-  dev.synchronize(kCopyStream);  // the staging slot goes back, and the range counts as in
 }
 
 }  // namespace cairn

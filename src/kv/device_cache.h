@@ -28,6 +28,7 @@ class DeviceKvCache final : public KvView {
   DeviceKvCache(const ModelConfig& config, Device device, DType dtype, int32_t n_slots,
                 int64_t max_tokens, ops::KvRowQuant quant = {});
 
+  Device device() const { return device_; }
   void reset(int32_t slot);
   int64_t n_tokens(int32_t slot) const;
   // Benchmarks: makes `slot` hold n_tokens positions (0 .. n_tokens-1) of K and

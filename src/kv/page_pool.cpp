@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backend/device.h"
+#include "backend/on_device.h"
 #include "core/error.h"
 #include "kv/prefault.h"
 
@@ -84,6 +85,7 @@ std::shared_ptr<Storage> PagePool::new_page(Arena& a, bool zeroed) {
       prefault_async(m);  // its writes to come find the memory mapped
     return m;
   }
+  const OnDevice on(device_);  // a shard on another GPU than the calling thread's
   DeviceBackend& dev = device_backend(device_.kind);
   std::shared_ptr<Storage> m = dev.allocate(n);
   Tensor t = Tensor::view_of(m, 0, {bytes}, DType::kU8);
@@ -113,6 +115,7 @@ Tensor PagePool::view(int32_t arena, int32_t page, size_t offset, const Shape& s
 void PagePool::copy_page(int32_t arena, int32_t from, int32_t to) {
   const int64_t n = page_bytes(arena);
   Tensor dst = view(arena, to, 0, {n}, DType::kU8);
+  const OnDevice on(device_);
   device_backend(device_.kind).copy(view(arena, from, 0, {n}, DType::kU8), dst);
 }
 
@@ -125,6 +128,7 @@ void PagePool::read(int32_t arena, int32_t page, std::span<uint8_t> out) const {
     return;
   }
   Tensor dst = Tensor::view_of(borrow_host(out.data(), out.size()), 0, {n}, DType::kU8);
+  const OnDevice on(device_);
   DeviceBackend& dev = device_backend(device_.kind);
   dev.copy(view(arena, page, 0, {n}, DType::kU8), dst);
   dev.synchronize();
@@ -141,13 +145,16 @@ void PagePool::write(int32_t arena, int32_t page, std::span<const uint8_t> bytes
   const Tensor src = Tensor::view_of(borrow_host(const_cast<uint8_t*>(bytes.data()), bytes.size()),
                                      0, {n}, DType::kU8);
   Tensor dst = view(arena, page, 0, {n}, DType::kU8);
+  const OnDevice on(device_);  // on another GPU: waited for as the scope ends
   DeviceBackend& dev = device_backend(device_.kind);
   dev.copy(src, dst);
   if (wait) dev.synchronize();  // the caller's bytes may go once this returns
 }
 
 void PagePool::wait_copies() const {
-  if (!on_host()) device_backend(device_.kind).synchronize();
+  if (on_host()) return;
+  const OnDevice on(device_);
+  device_backend(device_.kind).synchronize();
 }
 
 void PagePool::follow(const PagePool& lead) {

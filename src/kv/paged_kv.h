@@ -39,6 +39,9 @@ struct PagedKvOptions {
   // Where pages live: host memory, or a GPU's memory (q, k, v and out of the
   // forward then on that GPU too; pages written and attended by its kernels).
   Device device = Device::cpu();
+  // A sharded state's: where shard r's pages live ([n_shards], shard 0's = device), each
+  // tensor-parallel rank's on its own GPU; empty: every shard on `device`.
+  std::vector<Device> shard_devices;
 };
 
 // One page's bytes as held in the pool (valid until the state next mutates).
@@ -143,7 +146,7 @@ class PagedKvState final : public KvView {
   bool pages_in_place() const { return others_.empty() && pool_.on_host(); }
   // wait false: bytes must stay until wait_copies() (PagePool::write).
   void write_page(int32_t arena, int32_t page, std::span<const uint8_t> bytes, bool wait = true);
-  void wait_copies() const { pool_.wait_copies(); }  // one device: every shard's copies
+  void wait_copies() const;  // every shard's
 
   // K+V bytes one position of a sequence costs now, over all layers (one
   // shard's, as every other size here).

@@ -10,6 +10,7 @@
 #include <deque>
 
 #include "backend/device.h"
+#include "backend/on_device.h"
 #include "core/error.h"
 #include "kv/paged_kv.h"
 
@@ -123,6 +124,7 @@ void PagedKvState::append_and_attend_device(int il, const ForwardBatch& batch, c
 // and encoded in the quantized layout's format (a layer the scheme leaves in
 // full precision is copied).
 void PagedKvState::convert_page_device(const GroupInfo& gi, int32_t from, int32_t to) {
+  const OnDevice on(pool_.device());  // a shard's pages on another GPU than this thread's
   DeviceBackend& dev = device_backend(pool_.device().kind);
   const Shape f32_shape{page_tokens_, config_.n_kv_heads, config_.head_dim};
   Tensor staging = empty_on(pool_.device(), f32_shape, DType::kF32);

@@ -10,15 +10,29 @@
 namespace cairn {
 namespace {
 
-const ModelConfig& first_shard(const std::vector<ModelConfig>& shards) {
+const ModelConfig& first_shard(const std::vector<ModelConfig>& shards,
+                               const PagedKvOptions& options) {
   if (shards.empty()) fail(ErrorCode::kInvalidArgument, "a KV state needs ≥ 1 shard");
+  const std::vector<Device>& d = options.shard_devices;
+  if (!d.empty() && (d.size() != shards.size() || d[0] != options.device))
+    fail(ErrorCode::kInvalidArgument,
+         "KV shard devices: {} given for {} shards (shard 0's must be the state's device)",
+         d.size(), shards.size());
   return shards[0];
+}
+
+// Shard r's options: its own device.
+PagedKvOptions shard_options(const PagedKvOptions& options, size_t r) {
+  PagedKvOptions o = options;
+  if (!options.shard_devices.empty()) o.device = options.shard_devices[r];
+  o.shard_devices.clear();
+  return o;
 }
 
 }  // namespace
 
 PagedKvState::PagedKvState(const std::vector<ModelConfig>& shards, const PagedKvOptions& options)
-    : PagedKvState(first_shard(shards), options) {
+    : PagedKvState(first_shard(shards, options), shard_options(options, 0)) {
   for (size_t r = 1; r < shards.size(); ++r) {
     const ModelConfig& c = shards[r];
     // Equal shapes give equal page sizes: one page id then names the same
@@ -28,7 +42,7 @@ PagedKvState::PagedKvState(const std::vector<ModelConfig>& shards, const PagedKv
       fail(ErrorCode::kInvalidArgument,
            "KV shard {} has {} layers, {} KV heads of {}; shard 0 has {}, {} of {}", r, c.n_layers,
            c.n_kv_heads, c.head_dim, config_.n_layers, config_.n_kv_heads, config_.head_dim);
-    others_.push_back(std::make_unique<PagedKvState>(c, options));
+    others_.push_back(std::make_unique<PagedKvState>(c, shard_options(options, r)));
   }
 }
 
@@ -44,6 +58,11 @@ const PagePool& PagedKvState::shard_pool(int rank) const {
   if (rank < 0 || rank >= n_shards())
     fail(ErrorCode::kInvalidArgument, "KV shard {} of {}", rank, n_shards());
   return rank == 0 ? pool_ : others_[static_cast<size_t>(rank - 1)]->pool_;
+}
+
+void PagedKvState::wait_copies() const {
+  pool_.wait_copies();
+  for (const auto& o : others_) o->pool_.wait_copies();
 }
 
 void PagedKvState::read_page(int32_t arena, int32_t page, std::span<uint8_t> out) const {

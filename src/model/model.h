@@ -45,7 +45,7 @@ class Model {
   // (model/tp/sharded_kv.h) holding a view made for each, in rank order.
   virtual std::vector<ModelConfig> kv_shard_configs() const { return {config()}; }
   // The device each KV shard's pages must live on (rank order): the model's device for every
-  // shard, except for a model whose ranks are on several GPUs.
+  // shard, or for a model whose ranks are on several GPUs each rank's.
   virtual std::vector<Device> kv_shard_devices() const {
     return std::vector<Device>(kv_shard_configs().size(), device());
   }

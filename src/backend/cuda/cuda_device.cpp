@@ -83,7 +83,7 @@ class CudaDevice final : public DeviceBackend {
   }
   std::shared_ptr<Storage> allocate_pinned_host(size_t n_bytes) override {
     void* p = nullptr;
-    CAIRN_CUDA_CHECK(cudaHostAlloc(&p, n_bytes == 0 ? 1 : n_bytes, cudaHostAllocDefault));
+    CAIRN_CUDA_CHECK(cudaHostAlloc(&p, n_bytes == 0 ? 1 : n_bytes, cudaHostAllocPortable));
     return std::make_shared<DeviceStorage>(p, n_bytes, true);
   }
   size_t free_bytes() const override { return mem_info().first; }
@@ -158,6 +158,8 @@ class CudaDevice final : public DeviceBackend {
     keep_freed_blocks(index);
   }
   std::unique_ptr<RankGroup> make_rank_group(const std::vector<int>& devices) override;
+  void* enter_device(int index) override { return enter_device_context(index); }
+  void leave_device(void* token) noexcept override { leave_device_context(token); }
 
  private:
   // Keeps freed blocks in `device`'s pool: a step's activations are freed and taken again.

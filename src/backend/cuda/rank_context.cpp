@@ -99,13 +99,60 @@ void* context_slot(Context& c, int slot, void* (*make)()) {
 
 }  // namespace detail
 
-void bind_thread_device(int device) {
+namespace {
+
+// The contexts other threads enter on a device (enter_device_context), one a device.
+detail::Context& visitors_context(int device) {
+  static std::mutex mutex;
+  static std::map<int, detail::Context*> made;  // live until exit
+  std::lock_guard<std::mutex> lock(mutex);
+  detail::Context*& c = made[device];
+  if (c == nullptr) {
+    detail::on_device(device, [&] { c = new detail::Context(); });
+    detail::register_device(device);
+  }
+  return *c;
+}
+
+struct Entered {
+  detail::Context* bound;  // the thread's own (null: the process's)
+  int device;              // current before
+};
+
+void check_present(int device, const char* what) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || device < 0 || device >= n) {
     cudaGetLastError();
-    fail(ErrorCode::kInvalidArgument, "bind_thread_device: no CUDA device {} ({} present)", device,
-         n);
+    fail(ErrorCode::kInvalidArgument, "{}: no CUDA device {} ({} present)", what, device, n);
   }
+}
+
+}  // namespace
+
+void* enter_device_context(int device) {
+  if (detail::current_context().device == device) return nullptr;
+  check_present(device, "enter_device_context");
+  auto* e = new Entered{detail::bound, 0};
+  CAIRN_CUDA_CHECK(cudaGetDevice(&e->device));
+  detail::Context& c = visitors_context(device);
+  CAIRN_CUDA_CHECK(cudaSetDevice(device));
+  detail::bound = &c;
+  return e;
+}
+
+void leave_device_context(void* token) noexcept {
+  if (token == nullptr) return;
+  auto* e = static_cast<Entered*>(token);
+  // Not checked (a destructor's path): a failure here shows at the next checked call.
+  cudaStreamSynchronize(detail::bound->ops);
+  cudaStreamSynchronize(detail::bound->copies);
+  detail::bound = e->bound;
+  cudaSetDevice(e->device);
+  delete e;
+}
+
+void bind_thread_device(int device) {
+  check_present(device, "bind_thread_device");
   CAIRN_CUDA_CHECK(cudaSetDevice(device));
   detail::bound = new detail::Context();  // lives until exit, as the process's
   detail::register_device(device);

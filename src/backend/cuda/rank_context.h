@@ -24,6 +24,15 @@ namespace cairn::cuda {
 void bind_thread_device(int device);
 // The device of the calling thread's context.
 int context_device();
+// Until leave_device_context(token), the calling thread's ops run on `device` in the context
+// kept there for other threads' work on its memory (the engine's on a tensor-parallel KV
+// shard: DeviceBackend::enter_device), made on first use; a null token, changing nothing, when
+// the thread's context is on `device` already. Error(kInvalidArgument) for a device not
+// present.
+void* enter_device_context(int device);
+// Waits for the work the thread issued in that context, then gives it back its own context
+// and current device. A null token does nothing.
+void leave_device_context(void* token) noexcept;
 
 namespace detail {
 struct Context;

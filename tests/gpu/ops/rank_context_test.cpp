@@ -12,6 +12,8 @@
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/rank_context.h"
+#include "backend/device.h"
+#include "backend/on_device.h"
 #include "backend/ops.h"
 #include "core/error.h"
 #include "gpu_test_util.h"
@@ -76,6 +78,44 @@ std::vector<Tensor> run_rank(const RankInputs& in) {
 
 bool same_bytes(const Tensor& a, const Tensor& b) {
   return a.nbytes() == b.nbytes() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+// OnDevice (backend/on_device.h) on the thread's own device changes nothing; on another GPU it
+// runs the scope's work there, in a context kept for such visits, and puts the thread back; on
+// a GPU not present it refuses and leaves the thread as it was.
+TEST(CudaRankContext, OnDeviceVisitsAnotherGpuAndComesBack) {
+  CAIRN_NEED_GPU();
+  const cudaStream_t own = cuda::stream();
+  {
+    const OnDevice here({DeviceKind::kCuda, 0});
+    EXPECT_EQ(cuda::stream(), own) << "the thread's own device: no switch";
+  }
+  int n = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess);
+  try {
+    const OnDevice absent({DeviceKind::kCuda, n});
+    FAIL() << "entered GPU " << n << " of " << n;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+  EXPECT_EQ(cuda::stream(), own);
+  EXPECT_EQ(cuda::context_device(), 0);
+  if (n < 2) GTEST_SKIP() << "one GPU: the visit to another is not run";
+  std::mt19937 rng(9);
+  const Tensor h = random_host({33, 7}, DType::kF32, rng);
+  Tensor back = Tensor::empty(h.shape(), DType::kF32);
+  {
+    const OnDevice there({DeviceKind::kCuda, 1});
+    EXPECT_EQ(cuda::context_device(), 1);
+    EXPECT_NE(cuda::stream(), own);
+    const Tensor d = to_device(h);
+    EXPECT_EQ(d.device(), (Device{DeviceKind::kCuda, 1}));
+    DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+    dev.copy(d, back);  // waited for as the scope ends
+  }
+  EXPECT_TRUE(same_bytes(back, h));
+  EXPECT_EQ(cuda::stream(), own);
+  EXPECT_EQ(cuda::context_device(), 0);
 }
 
 TEST(CudaRankContext, TwoRanksOnOneGpuGetWhatOneThreadGets) {

@@ -248,6 +248,37 @@ TEST(TpOnGpus, OneGpuARank) {
   EXPECT_EQ(m.kv_shard_devices(), (std::vector<Device>{{kKind, 0}, {kKind, 1}}));
 }
 
+// Each rank on a GPU of its own and each KV shard in its rank's GPU memory (the engine's sharded
+// state, shard_devices from the model as `serve` and `generate` place them): the logits of both
+// ranks on GPU 0, bit for bit (a fixed TP size gives fixed sums). Needs two GPUs.
+TEST(TpOnGpus, ShardsInTheirRanksGpusGiveOneGpusLogits) {
+  if (device_missing()) GTEST_SKIP() << "no device";
+  if (device_backend(kKind).device_count() < 2) GTEST_SKIP() << "needs two GPUs";
+  const std::string dir = std::string(CAIRN_SOURCE_DIR) + "/tests/fixtures/models/llama/f32";
+  std::unique_ptr<Model> base = load_model(dir, {});
+  auto logits = [&](const std::vector<int>& devices) {
+    tp::TensorParallelModel m(dynamic_cast<const DecoderModel&>(*base), 2);
+    m.place_ranks(kKind, devices);
+    PagedKvOptions o;
+    o.page_tokens = 16;
+    o.budget_bytes = int64_t{64} << 20;
+    o.full_store = KvStore::kF32;
+    o.shard_devices = m.kv_shard_devices();
+    o.device = o.shard_devices[0];
+    PagedKvState kv(m.kv_shard_configs(), o);
+    for (int r = 0; r < 2; ++r) EXPECT_EQ(kv.shard_pool(r).device(), (Device{kKind, devices[r]}));
+    tp::ShardedKvView view(std::vector<KvView*>{&kv.shard(0), &kv.shard(1)});
+    std::vector<int32_t> ids{1, 5, 9, 2, 7, 3};
+    std::vector<float> out = run_span(m, view, 0, ids, 0, 6);
+    kv.fork(0, 1, 6);  // a copy of every page on each shard's GPU, from this thread
+    ids.push_back(4);
+    const std::vector<float> next = run_span(m, view, 1, ids, 6, 7);
+    out.insert(out.end(), next.begin(), next.end());
+    return out;
+  };
+  EXPECT_EQ(logits({0, 1}), logits({0, 0}));
+}
+
 // A model made on the GPU and brought back to the host splits as one loaded there does (how
 // `cairn bench --device cuda --tensor-parallel N` makes its split shapes): the same bits.
 TEST(TpOnGpus, AModelBackFromTheGpuSplitsAsTheHostsDoes) {

@@ -150,5 +150,27 @@ TEST(KvShards, ShardsOfDifferentShapesAreRefused) {
   }
 }
 
+TEST(KvShards, EachShardsPoolIsOnItsDevice) {
+  const std::vector<ModelConfig> cs = two_shards({0});
+  PagedKvOptions o = f32_options(8);
+  o.shard_devices = {Device::cpu(), Device::cpu()};
+  PagedKvState kv(cs, o);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(kv.shard_pool(r).device(), Device::cpu());
+  step_all(kv, cs[0], {{0, 0, 20, 1}});
+  expect_same_tables(kv, 1);
+  kv.wait_copies();  // every shard's (host pools: nothing to wait for)
+  for (const std::vector<Device>& bad :
+       {std::vector<Device>{Device::cpu()},  // one device for two shards
+        std::vector<Device>{Device{DeviceKind::kCuda, 0}, Device::cpu()}}) {  // not o.device
+    o.shard_devices = bad;
+    try {
+      PagedKvState refused(cs, o);
+      FAIL() << "shard devices of " << bad.size() << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cairn::test
