@@ -329,10 +329,11 @@ void register_bench(CLI::App& app) {
                   "named twice holds two ranks, to time what the split costs on one GPU)")
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--paged-kv", f->gpu.paged_kv,
-                "--device cuda: hold the KV in the engine's paged state (pages of 32 tokens, as "
-                "serve and generate do) instead of one contiguous buffer a sequence; the "
-                "long-context 8-bit and 4-bit decode stay contiguous");
+  cmd->add_flag("--contiguous-kv", f->gpu.contiguous_kv,
+                "--device cuda: hold the KV in one contiguous buffer a sequence, filled with "
+                "random values, instead of the engine's paged state (pages of 32 tokens, as "
+                "serve and generate hold it, filled by prefills); the long-context 8-bit and "
+                "4-bit decode are contiguous either way");
   cmd->add_flag(
       "--profile-ops", f->gpu.profile_ops,
       "time every op of a few more decode steps (and of one more prefill) on the host and "

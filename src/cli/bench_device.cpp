@@ -179,7 +179,7 @@ std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_toke
 }
 
 // The engine's paged KV state (pages of kDefaultPageTokens on the model's KV device, a pool
-// for n_slots sequences of n_tokens positions) for --paged-kv: what serve and generate attend.
+// for n_slots sequences of n_tokens positions), the default: what serve and generate attend.
 std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t n_tokens) {
   PagedKvOptions o;
   place_kv(m, o);
@@ -188,10 +188,11 @@ std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t 
   return std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
 }
 
-// The KV the bench attends: bench_kv's, or with --paged-kv (bf16 only) the paged state's.
+// The KV the bench attends: the paged state's (bf16), or bench_kv's (--contiguous-kv, and the
+// quantized rows).
 std::unique_ptr<KvView> bench_view(const Ctx& x, const Model& m, int32_t n_slots, int32_t n_tokens,
                                    const ops::KvRowQuant& q = {}) {
-  if (x.f.paged_kv && !q.enabled()) return bench_paged_kv(m, n_slots, n_tokens);
+  if (!x.f.contiguous_kv && !q.enabled()) return bench_paged_kv(m, n_slots, n_tokens);
   return bench_kv(m, n_slots, n_tokens, q);
 }
 
@@ -377,7 +378,8 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
         "decode from a context of {} KV positions{}:\n",
         name, bench_weight_bytes(c) / 1e9, kv_bytes_per_token(c) / 1024,
         std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens,
-        f.paged_kv ? " in the engine's paged state (pages of 32 tokens)" : " (random)");
+        f.contiguous_kv ? " (random, contiguous)"
+                        : " in the engine's paged state (pages of 32 tokens)");
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
     for (int32_t b : f.batches) bench_decode(x, *m, b, f.prompt_tokens);
     const double prefill = bench_prefill(x, *m);

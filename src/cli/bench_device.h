@@ -35,10 +35,11 @@ struct DeviceBenchFlags {
   // --layers N: each shape's first N layers only (0: all), e.g. a 70B shape's layers on one GPU
   // that cannot hold all 80; the figures' limits count the layers made.
   int32_t layers = 0;
-  // --paged-kv: the KV in the engine's paged state (pages of 32 tokens), as serve and generate
-  // hold it, instead of one contiguous buffer a sequence (bf16 KV; the long context's 8-bit
-  // and 4-bit decode stay contiguous).
-  bool paged_kv = false;
+  // --contiguous-kv: the KV in one contiguous buffer a sequence (DeviceKvCache, random values)
+  // instead of the engine's paged state (pages of 32 tokens), which serve and generate hold
+  // and the bench times by default (bf16 KV; the long context's 8-bit and 4-bit decode are
+  // contiguous either way).
+  bool contiguous_kv = false;
 };
 
 // The named shapes run_device_bench knows.
