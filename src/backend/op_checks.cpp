@@ -373,7 +373,7 @@ void check_gated_fused(const Tensor& gate_up, const Tensor& out) {
 // q, k, v [n, heads, head_dim] f32 (k and v alike), qkv [n, their columns] f32, one device,
 // the four disjoint; then rope's checks on q and k.
 void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
-                      const Tensor& q, const Tensor& k, const Tensor& v) {
+                      const Tensor& q, const Tensor& k, const Tensor& v, const HeadNorms& norms) {
   const char* op = "split_rope";
   need_tensor(op, "qkv", qkv, 2, false);
   need_tensor(op, "q", q, 3, false);
@@ -392,6 +392,12 @@ void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, con
   need_disjoint(op, "qkv, q, k and v", std::move(ranges));
   check_rope(q, positions, p);
   check_rope(k, positions, p);
+  for (const Tensor* w : {norms.q, norms.k}) {
+    if (w == nullptr) continue;
+    need_tensor(op, "a head norm's weights", *w, 1, false);
+    need_dim(op, "a head norm's weights", w->dim(0), q.dim(2));
+    same_device(op, qkv, *w);
+  }
 }
 
 void check_same_f32(const char* op, const Tensor& a, const Tensor& b) {

@@ -32,7 +32,7 @@ void check_same_f32(const char* op, const Tensor& a, const Tensor& b);
 void check_output(const char* op, const Tensor& in, const Tensor& out);
 void check_gated_fused(const Tensor& gate_up, const Tensor& out);
 void check_split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
-                      const Tensor& q, const Tensor& k, const Tensor& v);
+                      const Tensor& q, const Tensor& k, const Tensor& v, const HeadNorms& norms);
 void check_f32(const char* op, const Tensor& x);
 void check_convert(const Tensor& src, const Tensor& dst);
 void check_convert_rows(std::span<const RowCopy> copies);

@@ -48,7 +48,7 @@ struct OpTable {
   // Optional fused forms: when empty, ops.cpp runs the ops they fuse.
   void (*add_rms_norm)(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) = nullptr;
   void (*split_rope)(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
-                     Tensor& q, Tensor& k, Tensor& v) = nullptr;
+                     Tensor& q, Tensor& k, Tensor& v, const HeadNorms& norms) = nullptr;
 };
 
 // Installs (or replaces) the table of a device kind. Every entry must be set but the

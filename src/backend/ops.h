@@ -52,12 +52,22 @@ struct RopeParams {
 // Rotates x [n_tokens, n_heads, head_dim] f32 in place; positions [n_tokens].
 void rope(Tensor& x, std::span<const int32_t> positions, const RopeParams& p);
 
+// Per-head RMSNorm of q and k before their rotation (Qwen3's and Gemma 3's q_norm and
+// k_norm): weights [head_dim] f32 on q's device, either may be absent.
+struct HeadNorms {
+  const Tensor* q = nullptr;
+  const Tensor* k = nullptr;
+  float eps = 0.0f;
+  bool any() const { return q != nullptr || k != nullptr; }
+};
+
 // A fused q|k|v product's output split and RoPE'd in one pass: q [n, n_heads, head_dim] and
 // k [n, n_kv_heads, head_dim] get the rotated columns, v [n, n_kv_heads, head_dim] the copied
 // ones, of qkv [n, (n_heads + 2 n_kv_heads) · head_dim]. All f32, q, k, v distinct from qkv.
-// Bits equal split_columns(qkv, {q, k, v}) followed by rope(q) and rope(k).
+// Bits equal split_columns(qkv, {q, k, v}), then with `norms` rms_norm of each head row of q
+// (by norms.q) and of k (by norms.k), then rope(q) and rope(k).
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
-                Tensor& q, Tensor& k, Tensor& v);
+                Tensor& q, Tensor& k, Tensor& v, const HeadNorms& norms = {});
 
 // Affine-quantized K/V rows (the row format of kv/kv_format.h): per head row of head_dim
 // elements, codes [head_dim · bits / 8] (4-bit: two per byte, low nibble first), then f16

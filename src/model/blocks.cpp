@@ -122,11 +122,12 @@ void attention_in(const AttentionWeights& w, const AttentionShape& s, const ops:
   const int64_t n = x.dim(0);
   Tensor q3 = t.q.reshape({n, s.n_heads, s.head_dim});
   Tensor k3 = t.k.reshape({n, s.n_kv_heads, s.head_dim});
-  const bool norms = w.q_norm.defined() || w.k_norm.defined();
-  if (t.qkv.defined() && n > 1 && !norms) {  // split and rotated in one pass
+  if (t.qkv.defined() && n > 1) {  // split, head-normed (q_norm, k_norm) and rotated in one pass
     project(x, w.wqkv, w.bqkv, t.qkv);
     Tensor v3 = t.v.reshape({n, s.n_kv_heads, s.head_dim});
-    ops::split_rope(t.qkv, positions, rope, q3, k3, v3);
+    const ops::HeadNorms norms{w.q_norm.defined() ? &w.q_norm : nullptr,
+                               w.k_norm.defined() ? &w.k_norm : nullptr, s.norm_eps};
+    ops::split_rope(t.qkv, positions, rope, q3, k3, v3, norms);
     return;
   }
   if (t.qkv.defined()) {

@@ -12,9 +12,12 @@
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/launch.h"
+#include "backend/cuda/norms.h"
 #include "backend/cuda/op_errors.h"
 #include "backend/cuda/pdl.cuh"
+#include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rope.h"
+#include "backend/cuda/split_columns.h"
 
 namespace cairn::cuda {
 namespace {
@@ -100,6 +103,81 @@ __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
   }
 }
 
+// split_rope with head norms: a warp a head. q and k heads are RMS-normed as rms_norm_kernel
+// normalizes a head_dim row at 256 threads (norms.cu: thread t's group of 4 elements, then
+// block_reduce), which one warp emulates: chunk c of 32 groups is warp c's butterfly there,
+// and the chunks' sums go through block_reduce's second butterfly at lanes 0 … chunks − 1
+// (zeros elsewhere, as its empty warps give). The normed row, in the warp's shared row, is
+// then rotated as split_rope_kernel rotates; v heads are copied.
+constexpr int kNormWarps = kRopeThreads / 32;
+constexpr int kMaxNormDim = 1024;  // rms_norm_kernel holds one group a thread up to here
+
+struct HeadNormArgs {
+  const float *q_w, *k_w;  // [head_dim] or null: that part is not normed
+  float eps;
+};
+
+// Σ x² of a head row in rms_norm_kernel's order (every lane gets it).
+__device__ __forceinline__ float head_sum_squares(const float* row, int hd) {
+  const int lane = static_cast<int>(threadIdx.x & 31), groups = (hd + 3) / 4;
+  float chunk_sum = 0.0f;  // lane c: chunk c's butterfly
+  for (int c = 0; c < (groups + 31) / 32; ++c) {
+    const int g = 32 * c + lane;
+    float ss = 0.0f;
+    if (g < groups)
+      for (int j = 0; j < 4; ++j) {
+        const float v = 4 * g + j < hd ? row[4 * g + j] : 0.0f;
+        ss = __fmaf_rn(v, v, ss);
+      }
+    ss = warp_reduce(ss, SumOp{});
+    if (lane == c) chunk_sum = ss;
+  }
+  return warp_reduce(chunk_sum, SumOp{});
+}
+
+__global__ void split_norm_rope_kernel(const float* __restrict__ qkv, QkvHeads o, HeadNormArgs nrm,
+                                       const int32_t* positions, const float* inv_freq, int half,
+                                       float factor, bool split) {
+  pdl_enter();
+  extern __shared__ float cs[];  // cos [half], sin [half], then a row of head_dim a warp
+  token_angles(cs, positions, inv_freq, half, factor);
+  const int hd = o.head_dim, heads = o.h_q + 2 * o.h_kv, lane = static_cast<int>(threadIdx.x & 31);
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  float* buf = cs + 2 * half + warp * hd;
+  const int64_t t = blockIdx.x;
+  for (int h = blockIdx.y * kNormWarps + warp; h < heads; h += gridDim.y * kNormWarps) {
+    const float* row = qkv + (t * heads + h) * hd;
+    const bool is_q = h < o.h_q, is_k = !is_q && h < o.h_q + o.h_kv;
+    float* dst = is_q   ? o.q + (t * o.h_q + h) * hd
+                 : is_k ? o.k + (t * o.h_kv + h - o.h_q) * hd
+                        : o.v + (t * o.h_kv + h - o.h_q - o.h_kv) * hd;
+    if (!is_q && !is_k) {
+      for (int d = lane; d < hd; d += 32) dst[d] = row[d];
+      continue;
+    }
+    const float* w = is_q ? nrm.q_w : nrm.k_w;
+    float inv = 1.0f;
+    if (w != nullptr)
+      inv = __frcp_rn(__fsqrt_rn(
+          __fadd_rn(__fdiv_rn(head_sum_squares(row, hd), static_cast<float>(hd)), nrm.eps)));
+    for (int d = lane; d < hd; d += 32)
+      buf[d] = w ? __fmul_rn(__fmul_rn(row[d], inv), w[d]) : row[d];
+    __syncwarp();
+    for (int d = lane; d < hd; d += 32) {
+      float val = buf[d];
+      if (d < 2 * half) {
+        const bool first = split ? d < half : d % 2 == 0;
+        const int i = split ? (first ? d : d - half) : d / 2;
+        const float a0 = split ? buf[i] : buf[2 * i], b0 = split ? buf[i + half] : buf[2 * i + 1];
+        val =
+            first ? rotated_a(a0, b0, cs[i], cs[half + i]) : rotated_b(a0, b0, cs[i], cs[half + i]);
+      }
+      dst[d] = val;
+    }
+    __syncwarp();  // the row is rewritten by the warp's next head
+  }
+}
+
 // What both launches share: a row of the grid per token, its `work` items (rotated pairs, or
 // output columns) over up to 64 blocks of kRopeThreads, the positions and frequencies uploaded,
 // and shared memory for the token's cos/sin table. Checks that the sizes fit one launch.
@@ -142,18 +220,42 @@ void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& 
 }
 
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops::RopeParams& p,
-                Tensor& q, Tensor& k, Tensor& v) {
+                Tensor& q, Tensor& k, Tensor& v, const ops::HeadNorms& norms) {
   if (qkv.dim(0) == 0 || qkv.dim(1) == 0) return;
-  const RopeLaunch l = rope_launch("split_rope", qkv, qkv.dim(1), positions, p);
+  const int64_t hd = q.dim(2), heads = q.dim(1) + 2 * k.dim(1);
   const QkvHeads o{q.data<float>(),
                    k.data<float>(),
                    v.data<float>(),
                    static_cast<int>(q.dim(1)),
                    static_cast<int>(k.dim(1)),
-                   static_cast<int>(q.dim(2))};
-  launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,
-                qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor,
-                p.layout == ops::RopeLayout::kHalfSplit);
+                   static_cast<int>(hd)};
+  const bool split = p.layout == ops::RopeLayout::kHalfSplit;
+  if (!norms.any()) {
+    const RopeLaunch l = rope_launch("split_rope", qkv, qkv.dim(1), positions, p);
+    launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,
+                  qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor, split);
+    return;
+  }
+  // A warp a head: 32 work items a head give each warp of a block one head.
+  const RopeLaunch l = rope_launch("split_rope", qkv, heads * 32, positions, p);
+  const size_t shared = l.shared_bytes + static_cast<size_t>(kNormWarps * hd) * sizeof(float);
+  if (hd > kMaxNormDim || shared > 48 * 1024) {  // past the kernel: the ops it fuses
+    Tensor q2 = q.reshape({q.dim(0), q.dim(1) * hd}), k2 = k.reshape({k.dim(0), k.dim(1) * hd});
+    Tensor v2 = v.reshape({v.dim(0), v.dim(1) * hd});
+    Tensor* const parts[3] = {&q2, &k2, &v2};
+    cuda::split_columns(qkv, std::span<Tensor* const>(parts));
+    for (auto [x, w] : {std::pair{&q, norms.q}, std::pair{&k, norms.k}}) {
+      Tensor rows = x->reshape({x->dim(0) * x->dim(1), hd});
+      if (w != nullptr) cuda::rms_norm(rows, *w, norms.eps, rows);
+      cuda::rope(*x, positions, p);
+    }
+    return;
+  }
+  const HeadNormArgs nrm{norms.q ? norms.q->data<float>() : nullptr,
+                         norms.k ? norms.k->data<float>() : nullptr, norms.eps};
+  launch_kernel("split_norm_rope_kernel", split_norm_rope_kernel, l.grid, kRopeThreads, shared,
+                qkv.data<float>(), o, nrm, l.positions, l.inv_freq, l.half, p.attention_factor,
+                split);
 }
 
 }  // namespace cairn::cuda

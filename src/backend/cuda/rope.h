@@ -10,6 +10,6 @@ namespace cairn::cuda {
 
 void rope(Tensor& x, std::span<const int32_t> positions, const ops::RopeParams& p);
 void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops::RopeParams& p,
-                Tensor& q, Tensor& k, Tensor& v);
+                Tensor& q, Tensor& k, Tensor& v, const ops::HeadNorms& norms);
 
 }  // namespace cairn::cuda

@@ -1,11 +1,13 @@
 // CUDA rope against the CPU reference: half-split and interleaved pairs, partial
 // rotary (dims past rotary_dim must come back untouched), attention_factor, and
-// positions up to 131071; split_rope against split_columns and rope on the GPU, bit for bit.
+// positions up to 131071; split_rope against split_columns (rms_norm with head norms) and rope
+// on the GPU, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -88,6 +90,52 @@ TEST(GpuRope, SplitRopeEqualsTheSplitThenRope) {
       EXPECT_TRUE(bit_equal(to_host(k), to_host(k3))) << "k, head_dim " << head_dim;
       EXPECT_TRUE(bit_equal(to_host(v), to_host(v2.reshape({n, h_kv, head_dim}))))
           << "v, head_dim " << head_dim;
+    }
+}
+
+// With head norms (q_norm, k_norm: Qwen3, Gemma 3): a warp a head emulating rms_norm's
+// 256-thread order, at head_dim 64 to 1,024 (1, 2, 8 chunks of 32 groups), q alone, k alone or
+// both, against split_columns, rms_norm over the head rows and rope on the GPU, bit for bit.
+TEST(GpuRope, SplitRopeWithHeadNormsEqualsTheOpsItFuses) {
+  CAIRN_NEED_GPU();
+  std::mt19937 rng(47);
+  FusedInputsScope fused(true);
+  const std::pair<int, int> dims[] = {{64, 64},   {128, 128}, {128, 64},
+                                      {256, 256}, {80, 32},   {1024, 128}};
+  const Device d{DeviceKind::kCuda, 0};
+  for (auto [head_dim, rotary] : dims)
+    for (int which = 1; which <= 3; ++which) {  // 1: q, 2: k, 3: both
+      const auto layout = which == 2 ? ops::RopeLayout::kInterleaved : ops::RopeLayout::kHalfSplit;
+      const int64_t n = head_dim == 128 ? 300 : 19, h_q = 6, h_kv = 2;
+      const int64_t width = (h_q + 2 * h_kv) * head_dim;
+      const Tensor qkv = to_device(random_host({n, width}, DType::kF32, rng, 3.0f));
+      const Tensor qw = to_device(random_host({head_dim}, DType::kF32, rng, 2.0f));
+      const Tensor kw = to_device(random_host({head_dim}, DType::kF32, rng, 2.0f));
+      std::vector<int32_t> pos;
+      for (int64_t t = 0; t < n; ++t) pos.push_back(static_cast<int32_t>(t * 7919 % 131072));
+      const std::vector<float> inv = inv_freq(rotary, 1000000.0);
+      const ops::RopeParams p{inv, rotary, layout, 1.0f};
+      const ops::HeadNorms norms{which & 1 ? &qw : nullptr, which & 2 ? &kw : nullptr, 1e-6f};
+      Tensor q = poisoned_device({n, h_q, head_dim}, DType::kF32);
+      Tensor k = poisoned_device({n, h_kv, head_dim}, DType::kF32);
+      Tensor v = poisoned_device({n, h_kv, head_dim}, DType::kF32);
+      ops::split_rope(qkv, pos, p, q, k, v, norms);
+      Tensor q2 = empty_on(d, {n, h_q * head_dim}, DType::kF32);
+      Tensor k2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
+      Tensor v2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
+      std::vector<Tensor*> parts = {&q2, &k2, &v2};
+      ops::split_columns(qkv, parts);
+      Tensor q_rows = q2.reshape({n * h_q, head_dim}), k_rows = k2.reshape({n * h_kv, head_dim});
+      if (norms.q) ops::rms_norm(q_rows, qw, 1e-6f, q_rows);
+      if (norms.k) ops::rms_norm(k_rows, kw, 1e-6f, k_rows);
+      Tensor q3 = q2.reshape({n, h_q, head_dim}), k3 = k2.reshape({n, h_kv, head_dim});
+      ops::rope(q3, pos, p);
+      ops::rope(k3, pos, p);
+      const std::string at =
+          "head_dim " + std::to_string(head_dim) + ", norms " + std::to_string(which);
+      EXPECT_TRUE(bit_equal(to_host(q), to_host(q3))) << "q, " << at;
+      EXPECT_TRUE(bit_equal(to_host(k), to_host(k3))) << "k, " << at;
+      EXPECT_TRUE(bit_equal(to_host(v), to_host(v2.reshape({n, h_kv, head_dim})))) << "v, " << at;
     }
 }
 

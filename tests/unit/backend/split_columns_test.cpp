@@ -85,6 +85,40 @@ TEST(SplitRope, ChecksItsArguments) {
   test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, c.q, c.q, c.v); }, "differ");
   Tensor q_alias = Tensor::view_of(c.qkv.storage(), 0, {4, 3, 6}, DType::kF32);
   test::expect_invalid([&] { ops::split_rope(c.qkv, c.pos, p, q_alias, c.k, c.v); }, "overlap");
+  const Tensor short_w = test::random_tensor({5}, DType::kF32, 2);
+  test::expect_invalid(
+      [&] {
+        ops::split_rope(c.qkv, c.pos, p, c.q, c.k, c.v, {&short_w, nullptr, 1e-6f});
+      },
+      "head norm");
+}
+
+// With q_norm and k_norm (Qwen3, Gemma 3): each head row RMS-normed before its rotation, as
+// rms_norm over [n · heads, head_dim] rows then rope give it; v untouched by either norm.
+TEST(SplitRope, WithHeadNormsEqualsTheSplitNormsThenRope) {
+  SplitRopeCase c;
+  const ops::RopeParams p{c.inv, 4, ops::RopeLayout::kHalfSplit, 1.0f};
+  const Tensor qw = test::random_tensor({6}, DType::kF32, 5),
+               kw = test::random_tensor({6}, DType::kF32, 6);
+  ops::split_rope(c.qkv, c.pos, p, c.q, c.k, c.v, {&qw, &kw, 1e-6f});
+  Tensor q = Tensor::zeros({4, 18}, DType::kF32), k = Tensor::zeros({4, 6}, DType::kF32),
+         v = Tensor::zeros({4, 6}, DType::kF32);
+  std::vector<Tensor*> parts = {&q, &k, &v};
+  ops::split_columns(c.qkv, parts);
+  Tensor q_rows = q.reshape({12, 6}), k_rows = k.reshape({4, 6});
+  ops::rms_norm(q_rows, qw, 1e-6f, q_rows);
+  ops::rms_norm(k_rows, kw, 1e-6f, k_rows);
+  Tensor q3 = q.reshape({4, 3, 6}), k3 = k.reshape({4, 1, 6});
+  ops::rope(q3, c.pos, p);
+  ops::rope(k3, c.pos, p);
+  for (int64_t i = 0; i < 18 * 4; ++i) EXPECT_EQ(c.q.data<float>()[i], q.data<float>()[i]) << i;
+  for (int64_t i = 0; i < 6 * 4; ++i) {
+    EXPECT_EQ(c.k.data<float>()[i], k.data<float>()[i]) << i;
+    EXPECT_EQ(c.v.data<float>()[i], v.data<float>()[i]) << i;
+  }
+  // A normed head row has an RMS of ~1 before the weights: its dims past rotary_dim (4, 5),
+  // divided by their weights, are no longer the raw values.
+  EXPECT_NE(c.k.data<float>()[4], c.qkv.data<float>()[18 + 4]);
 }
 
 }  // namespace
