@@ -132,10 +132,11 @@ void check_present(int device, const char* what) {
 void* enter_device_context(int device) {
   if (detail::current_context().device == device) return nullptr;
   check_present(device, "enter_device_context");
-  auto* e = new Entered{detail::bound, 0};
-  CAIRN_CUDA_CHECK(cudaGetDevice(&e->device));
   detail::Context& c = visitors_context(device);
+  int current = 0;
+  CAIRN_CUDA_CHECK(cudaGetDevice(&current));
   CAIRN_CUDA_CHECK(cudaSetDevice(device));
+  auto* e = new Entered{detail::bound, current};  // nothing past here throws
   detail::bound = &c;
   return e;
 }

@@ -9,6 +9,8 @@
 // split_rope does the same to a fused q|k|v output while splitting it.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/launch.h"

@@ -46,6 +46,22 @@ struct SplitRopeCase {
   Tensor qkv = test::random_tensor({4, 30}, DType::kF32, 11);
   Tensor q = Tensor::zeros({4, 3, 6}, DType::kF32), k = Tensor::zeros({4, 1, 6}, DType::kF32),
          v = Tensor::zeros({4, 1, 6}, DType::kF32);
+
+  // What split_rope must give: split_columns, the head norms' rms_norm over head rows, then rope
+  // ([4, 18], [4, 6], [4, 6]).
+  std::vector<Tensor> composed(const ops::RopeParams& p, const ops::HeadNorms& norms = {}) const {
+    Tensor q2 = Tensor::zeros({4, 18}, DType::kF32), k2 = Tensor::zeros({4, 6}, DType::kF32),
+           v2 = Tensor::zeros({4, 6}, DType::kF32);
+    std::vector<Tensor*> parts = {&q2, &k2, &v2};
+    ops::split_columns(qkv, parts);
+    Tensor q_rows = q2.reshape({12, 6}), k_rows = k2.reshape({4, 6});
+    if (norms.q) ops::rms_norm(q_rows, *norms.q, norms.eps, q_rows);
+    if (norms.k) ops::rms_norm(k_rows, *norms.k, norms.eps, k_rows);
+    Tensor q3 = q2.reshape({4, 3, 6}), k3 = k2.reshape({4, 1, 6});
+    ops::rope(q3, pos, p);
+    ops::rope(k3, pos, p);
+    return {q2, k2, v2};
+  }
 };
 
 TEST(SplitRope, EqualsTheSplitThenRope) {
@@ -53,13 +69,8 @@ TEST(SplitRope, EqualsTheSplitThenRope) {
     SplitRopeCase c;
     const ops::RopeParams p{c.inv, 4, layout, 1.0f};
     ops::split_rope(c.qkv, c.pos, p, c.q, c.k, c.v);
-    Tensor q = Tensor::zeros({4, 18}, DType::kF32), k = Tensor::zeros({4, 6}, DType::kF32),
-           v = Tensor::zeros({4, 6}, DType::kF32);
-    std::vector<Tensor*> parts = {&q, &k, &v};
-    ops::split_columns(c.qkv, parts);
-    Tensor q3 = q.reshape({4, 3, 6}), k3 = k.reshape({4, 1, 6});
-    ops::rope(q3, c.pos, p);
-    ops::rope(k3, c.pos, p);
+    const std::vector<Tensor> want = c.composed(p);
+    const Tensor &q = want[0], &k = want[1];
     for (int64_t i = 0; i < 18 * 4; ++i) EXPECT_EQ(c.q.data<float>()[i], q.data<float>()[i]) << i;
     for (int64_t i = 0; i < 6 * 4; ++i) {
       EXPECT_EQ(c.k.data<float>()[i], k.data<float>()[i]) << i;
@@ -101,16 +112,8 @@ TEST(SplitRope, WithHeadNormsEqualsTheSplitNormsThenRope) {
   const Tensor qw = test::random_tensor({6}, DType::kF32, 5),
                kw = test::random_tensor({6}, DType::kF32, 6);
   ops::split_rope(c.qkv, c.pos, p, c.q, c.k, c.v, {&qw, &kw, 1e-6f});
-  Tensor q = Tensor::zeros({4, 18}, DType::kF32), k = Tensor::zeros({4, 6}, DType::kF32),
-         v = Tensor::zeros({4, 6}, DType::kF32);
-  std::vector<Tensor*> parts = {&q, &k, &v};
-  ops::split_columns(c.qkv, parts);
-  Tensor q_rows = q.reshape({12, 6}), k_rows = k.reshape({4, 6});
-  ops::rms_norm(q_rows, qw, 1e-6f, q_rows);
-  ops::rms_norm(k_rows, kw, 1e-6f, k_rows);
-  Tensor q3 = q.reshape({4, 3, 6}), k3 = k.reshape({4, 1, 6});
-  ops::rope(q3, c.pos, p);
-  ops::rope(k3, c.pos, p);
+  const std::vector<Tensor> want = c.composed(p, {&qw, &kw, 1e-6f});
+  const Tensor &q = want[0], &k = want[1], &v = want[2];
   for (int64_t i = 0; i < 18 * 4; ++i) EXPECT_EQ(c.q.data<float>()[i], q.data<float>()[i]) << i;
   for (int64_t i = 0; i < 6 * 4; ++i) {
     EXPECT_EQ(c.k.data<float>()[i], k.data<float>()[i]) << i;
