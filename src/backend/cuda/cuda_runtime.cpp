@@ -56,8 +56,9 @@ constexpr size_t kSlotBytes = 256 << 10;
 // bytes still in a slot (a step's positions, read by every layer's rope and attention; a rope
 // table; a decode step's page table, the same for every layer of a group) serve again without a
 // copy. A copy a layer of a batch's page table (8 KiB at 64 sequences of 512 keys) cost paged
-// decode 0.4 ms a step of the 8B shape, ~4%, when only uploads of ≤ 4 KiB were looked for. A slot is overwritten only by a later copy on the same in-order stream, so
-// every kernel enqueued before then reads the old bytes.
+// decode 0.4 ms a step of the 8B shape, ~4%, when only uploads of ≤ 4 KiB were looked for.
+// A slot is overwritten only by a later copy on the same in-order stream, so every kernel
+// enqueued before then reads the old bytes.
 // Only slots at least kGuard writes away from being overwritten are reused, so a returned
 // pointer outlives the next kGuard uploads (~1 MiB) as every upload's does.
 constexpr size_t kReuseBytes = kSlotBytes;
