@@ -331,9 +331,9 @@ void register_bench(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--contiguous-kv", f->gpu.contiguous_kv,
                 "--device cuda: hold the KV in one contiguous buffer a sequence, filled with "
-                "random values, instead of the engine's paged state (pages of 32 tokens, as "
-                "serve and generate hold it, filled by prefills); the long-context 8-bit and "
-                "4-bit decode are contiguous either way");
+                "random values (8-bit and 4-bit: in the affine row format), instead of the "
+                "engine's paged state (pages of 32 tokens, as serve and generate hold it, "
+                "filled by prefills)");
   cmd->add_flag(
       "--profile-ops", f->gpu.profile_ops,
       "time every op of a few more decode steps (and of one more prefill) on the host and "

@@ -180,19 +180,22 @@ std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_toke
 
 // The engine's paged KV state (pages of kDefaultPageTokens on the model's KV device, a pool
 // for n_slots sequences of n_tokens positions), the default: what serve and generate attend.
-std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t n_tokens) {
+// With q: every layer in q's affine rows from the first append (quant_start 0), as
+// `--kv-bits` with `--kv-quant-start 0` gives.
+std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t n_tokens,
+                                       const ops::KvRowQuant& q = {}) {
   PagedKvOptions o;
   place_kv(m, o);
+  if (q.enabled()) o.quant = uniform_scheme(m.config(), q.bits, q.group_size, 0);
   const int64_t pages = (n_tokens + o.page_tokens - 1) / o.page_tokens + 1;
   o.budget_bytes = n_slots * pages * o.page_tokens * kv_bytes_per_token(m.config()) + (64 << 20);
   return std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
 }
 
-// The KV the bench attends: the paged state's (bf16), or bench_kv's (--contiguous-kv, and the
-// quantized rows).
+// The KV the bench attends: the paged state's, or bench_kv's (--contiguous-kv).
 std::unique_ptr<KvView> bench_view(const Ctx& x, const Model& m, int32_t n_slots, int32_t n_tokens,
                                    const ops::KvRowQuant& q = {}) {
-  if (!x.f.contiguous_kv && !q.enabled()) return bench_paged_kv(m, n_slots, n_tokens);
+  if (!x.f.contiguous_kv) return bench_paged_kv(m, n_slots, n_tokens, q);
   return bench_kv(m, n_slots, n_tokens, q);
 }
 

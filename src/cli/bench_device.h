@@ -36,9 +36,9 @@ struct DeviceBenchFlags {
   // that cannot hold all 80; the figures' limits count the layers made.
   int32_t layers = 0;
   // --contiguous-kv: the KV in one contiguous buffer a sequence (DeviceKvCache, random values)
-  // instead of the engine's paged state (pages of 32 tokens), which serve and generate hold
-  // and the bench times by default (bf16 KV; the long context's 8-bit and 4-bit decode are
-  // contiguous either way).
+  // instead of the engine's paged state (pages of 32 tokens; the long context's 8-bit and
+  // 4-bit KV quantized from the first append), which serve and generate hold and the bench
+  // times by default.
   bool contiguous_kv = false;
 };
 
