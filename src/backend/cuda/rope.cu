@@ -47,6 +47,18 @@ __device__ __forceinline__ float rotated_b(float a, float b, float c, float s) {
   return __fadd_rn(__fmul_rn(b, c), __fmul_rn(a, s));
 }
 
+// Element d of a head row after its rotation (rope_kernel's pairs and arithmetic; cs the
+// token's table): dims past 2 · half as they are.
+__device__ __forceinline__ float rotated_at(const float* row, int d, const float* cs, int half,
+                                            bool split) {
+  if (d >= 2 * half) return row[d];
+  const bool first = split ? d < half : d % 2 == 0;
+  const int i = split ? (first ? d : d - half) : d / 2;
+  const float a0 = split ? row[i] : row[2 * i], b0 = split ? row[i + half] : row[2 * i + 1];
+  const float c = cs[i], s = cs[half + i];
+  return first ? rotated_a(a0, b0, c, s) : rotated_b(a0, b0, c, s);
+}
+
 // x [n_tokens, n_heads, head_dim]; positions [n_tokens]; inv_freq [half]
 // (device). Pair i is (i, i + half) when split, else (2i, 2i + 1); dims past
 // 2 · half are left as they are.
@@ -73,6 +85,12 @@ __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv
 struct QkvHeads {
   float *q, *k, *v;
   int h_q, h_kv, head_dim;
+  // Where head h of token t's row goes.
+  __device__ float* out(int64_t t, int h) const {
+    return h < h_q          ? q + (t * h_q + h) * head_dim
+           : h < h_q + h_kv ? k + (t * h_kv + h - h_q) * head_dim
+                            : v + (t * h_kv + h - h_q - h_kv) * head_dim;
+  }
 };
 
 // qkv [n_tokens, (h_q + 2 h_kv) · head_dim] → q, k rotated as rope_kernel rotates them, v
@@ -90,18 +108,7 @@ __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
   for (int e = blockIdx.y * blockDim.x + threadIdx.x; e < width; e += gridDim.y * blockDim.x) {
     const int h = e / hd, d = e % hd;
     const float* row = in + static_cast<int64_t>(h) * hd;
-    float val = row[d];
-    if (h < o.h_q + o.h_kv && d < 2 * half) {
-      const bool first = split ? d < half : d % 2 == 0;
-      const int i = split ? (first ? d : d - half) : d / 2;
-      const float a0 = split ? row[i] : row[2 * i], b0 = split ? row[i + half] : row[2 * i + 1];
-      const float c = cs[i], s = cs[half + i];
-      val = first ? rotated_a(a0, b0, c, s) : rotated_b(a0, b0, c, s);
-    }
-    float* dst = h < o.h_q            ? o.q + (t * o.h_q + h) * hd
-                 : h < o.h_q + o.h_kv ? o.k + (t * o.h_kv + h - o.h_q) * hd
-                                      : o.v + (t * o.h_kv + h - o.h_q - o.h_kv) * hd;
-    dst[d] = val;
+    o.out(t, h)[d] = h < o.h_q + o.h_kv ? rotated_at(row, d, cs, half, split) : row[d];
   }
 }
 
@@ -150,9 +157,7 @@ __global__ void split_norm_rope_kernel(const float* __restrict__ qkv, QkvHeads o
   for (int h = blockIdx.y * kNormWarps + warp; h < heads; h += gridDim.y * kNormWarps) {
     const float* row = qkv + (t * heads + h) * hd;
     const bool is_q = h < o.h_q, is_k = !is_q && h < o.h_q + o.h_kv;
-    float* dst = is_q   ? o.q + (t * o.h_q + h) * hd
-                 : is_k ? o.k + (t * o.h_kv + h - o.h_q) * hd
-                        : o.v + (t * o.h_kv + h - o.h_q - o.h_kv) * hd;
+    float* dst = o.out(t, h);
     if (!is_q && !is_k) {
       for (int d = lane; d < hd; d += 32) dst[d] = row[d];
       continue;
@@ -165,17 +170,7 @@ __global__ void split_norm_rope_kernel(const float* __restrict__ qkv, QkvHeads o
     for (int d = lane; d < hd; d += 32)
       buf[d] = w ? __fmul_rn(__fmul_rn(row[d], inv), w[d]) : row[d];
     __syncwarp();
-    for (int d = lane; d < hd; d += 32) {
-      float val = buf[d];
-      if (d < 2 * half) {
-        const bool first = split ? d < half : d % 2 == 0;
-        const int i = split ? (first ? d : d - half) : d / 2;
-        const float a0 = split ? buf[i] : buf[2 * i], b0 = split ? buf[i + half] : buf[2 * i + 1];
-        val =
-            first ? rotated_a(a0, b0, cs[i], cs[half + i]) : rotated_b(a0, b0, cs[i], cs[half + i]);
-      }
-      dst[d] = val;
-    }
+    for (int d = lane; d < hd; d += 32) dst[d] = rotated_at(buf, d, cs, half, split);
     __syncwarp();  // the row is rewritten by the warp's next head
   }
 }
