@@ -166,7 +166,7 @@ struct Ctx {
 // DeviceKvCache, or one per KV shard of a split model (a ShardedKvView).
 std::unique_ptr<KvView> bench_kv(const Model& m, int32_t n_slots, int32_t n_tokens,
                                  const ops::KvRowQuant& q = {}) {
-  const std::vector<Device> d = kv_devices(m);  // each rank's shard on its GPU
+  const std::vector<Device> d = m.kv_shard_devices();  // each rank's shard on its GPU
   std::vector<ModelConfig> shards = m.kv_shard_configs();
   auto one = [&](size_t r) {
     const OnDevice on(d[r]);

@@ -58,7 +58,7 @@ std::unique_ptr<KvView> cache_for(const ModelConfig& cfg, Device device, const K
 // One cache, or one per KV shard of a tensor-parallel model (each with its rank's heads).
 std::unique_ptr<KvView> single_sequence_cache(const Model& model, const KvSettings& kv) {
   std::vector<ModelConfig> shards = model.kv_shard_configs();
-  const std::vector<Device> devices = kv_devices(model);  // each rank's shard on its device
+  const std::vector<Device> devices = model.kv_shard_devices();  // each rank's shard on its own
   if (shards.size() == 1) return cache_for(shards[0], devices[0], kv);
   std::vector<std::unique_ptr<KvView>> views;
   for (size_t r = 0; r < shards.size(); ++r) views.push_back(cache_for(shards[r], devices[r], kv));

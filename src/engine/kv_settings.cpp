@@ -36,14 +36,8 @@ std::string kv_scheme_name(const PagedKvOptions& o) {
   return name;
 }
 
-std::vector<Device> kv_devices(const Model& m) {
-  std::vector<Device> d = m.kv_shard_devices();
-  if (d.empty()) d.push_back(m.device());
-  return d;
-}
-
 void place_kv(const Model& m, PagedKvOptions& o) {
-  const std::vector<Device> d = kv_devices(m);
+  const std::vector<Device> d = m.kv_shard_devices();
   o.device = d[0];
   o.shard_devices = d.size() > 1 ? d : std::vector<Device>{};
 }

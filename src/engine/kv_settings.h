@@ -26,10 +26,8 @@ struct KvSettings {
 // for an unknown dtype; kv_config errors name the file.
 PagedKvOptions paged_kv_options(const ModelConfig& cfg, const KvSettings& kv, int64_t budget_bytes);
 
-// Where each KV shard of `m` lives (Model::kv_shard_devices, rank order): the model's device,
-// or for a tensor-parallel model its ranks' (each rank's KV heads in its own GPU's memory).
-std::vector<Device> kv_devices(const Model& m);
-// PagedKvOptions::device and shard_devices for `m`'s shards.
+// PagedKvOptions::device and shard_devices for `m`'s shards (Model::kv_shard_devices: the
+// model's device, or each tensor-parallel rank's, its KV heads in its own GPU's memory).
 void place_kv(const Model& m, PagedKvOptions& o);
 
 // A short, stable description of the KV scheme ("bf16", "q4g64@512", a kv_config
