@@ -59,4 +59,10 @@ void register_op_table(DeviceKind kind, const OpTable& table);
 // Throws Error(kUnsupported) when no backend for `kind` is built in.
 const OpTable& op_table(DeviceKind kind);
 
+// split_rope as the ops it fuses, through t's entries: the bits a fused split_rope entry must
+// give, and its fallback where its kernel does not reach (checked arguments).
+void split_rope_composed(const OpTable& t, const Tensor& qkv, std::span<const int32_t> positions,
+                         const RopeParams& p, Tensor& q, Tensor& k, Tensor& v,
+                         const HeadNorms& norms);
+
 }  // namespace cairn::ops

@@ -123,24 +123,29 @@ void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor
   });
 }
 
-void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
-                Tensor& q, Tensor& k, Tensor& v, const HeadNorms& norms) {
-  check_split_rope(qkv, positions, p, q, k, v, norms);
-  const OpTable& t = op_table(qkv.device().kind);
-  if (t.split_rope) return t.split_rope(qkv, positions, p, q, k, v, norms);
-  // No fused entry: the ops it fuses, whose bits the fused one must give.
+void split_rope_composed(const OpTable& t, const Tensor& qkv, std::span<const int32_t> positions,
+                         const RopeParams& p, Tensor& q, Tensor& k, Tensor& v,
+                         const HeadNorms& norms) {
   Tensor q2 = q.reshape({q.dim(0), q.dim(1) * q.dim(2)});
   Tensor k2 = k.reshape({k.dim(0), k.dim(1) * k.dim(2)});
   Tensor v2 = v.reshape({v.dim(0), v.dim(1) * v.dim(2)});
   Tensor* const parts[3] = {&q2, &k2, &v2};
   t.split_columns(qkv, std::span<Tensor* const>(parts));
   for (auto [x, w] : {std::pair{&q, norms.q}, std::pair{&k, norms.k}}) {
-    if (w == nullptr) continue;
-    Tensor rows = x->reshape({x->dim(0) * x->dim(1), x->dim(2)});  // a head a row
-    rms_norm(rows, *w, norms.eps, rows);
+    if (w != nullptr) {
+      Tensor rows = x->reshape({x->dim(0) * x->dim(1), x->dim(2)});  // a head a row
+      t.rms_norm(rows, *w, norms.eps, rows);
+    }
+    t.rope(*x, positions, p);
   }
-  t.rope(q, positions, p);
-  t.rope(k, positions, p);
+}
+
+void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
+                Tensor& q, Tensor& k, Tensor& v, const HeadNorms& norms) {
+  check_split_rope(qkv, positions, p, q, k, v, norms);
+  const OpTable& t = op_table(qkv.device().kind);
+  if (t.split_rope) return t.split_rope(qkv, positions, p, q, k, v, norms);
+  split_rope_composed(t, qkv, positions, p, q, k, v, norms);  // no fused entry
 }
 
 void scale(Tensor& x, float s) {

@@ -10,16 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <utility>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/launch.h"
-#include "backend/cuda/norms.h"
 #include "backend/cuda/op_errors.h"
 #include "backend/cuda/pdl.cuh"
 #include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rope.h"
-#include "backend/cuda/split_columns.h"
+#include "backend/op_table.h"
 
 namespace cairn::cuda {
 namespace {
@@ -236,18 +234,9 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
   // A warp a head: 32 work items a head give each warp of a block one head.
   const RopeLaunch l = rope_launch("split_rope", qkv, heads * 32, positions, p);
   const size_t shared = l.shared_bytes + static_cast<size_t>(kNormWarps * hd) * sizeof(float);
-  if (hd > kMaxNormDim || shared > 48 * 1024) {  // past the kernel: the ops it fuses
-    Tensor q2 = q.reshape({q.dim(0), q.dim(1) * hd}), k2 = k.reshape({k.dim(0), k.dim(1) * hd});
-    Tensor v2 = v.reshape({v.dim(0), v.dim(1) * hd});
-    Tensor* const parts[3] = {&q2, &k2, &v2};
-    cuda::split_columns(qkv, std::span<Tensor* const>(parts));
-    for (auto [x, w] : {std::pair{&q, norms.q}, std::pair{&k, norms.k}}) {
-      Tensor rows = x->reshape({x->dim(0) * x->dim(1), hd});
-      if (w != nullptr) cuda::rms_norm(rows, *w, norms.eps, rows);
-      cuda::rope(*x, positions, p);
-    }
-    return;
-  }
+  if (hd > kMaxNormDim || shared > 48 * 1024)  // past the kernel: the ops it fuses
+    return ops::split_rope_composed(ops::op_table(DeviceKind::kCuda), qkv, positions, p, q, k, v,
+                                    norms);
   const HeadNormArgs nrm{norms.q ? norms.q->data<float>() : nullptr,
                          norms.k ? norms.k->data<float>() : nullptr, norms.eps};
   launch_kernel("split_norm_rope_kernel", split_norm_rope_kernel, l.grid, kRopeThreads, shared,
