@@ -17,13 +17,15 @@ void head_norm(Tensor& t, const Tensor& w, int64_t head_dim, float eps) {
 }
 
 // The parts of a fused product's output y [n, Σ widths]: views of its one row at n = 1
-// (each part contiguous there), else tensors of their own that split() fills.
-std::vector<Tensor> parts_of(const Tensor& y, std::initializer_list<int64_t> widths) {
+// (each part contiguous there) unless `own`, else tensors of their own that split() (or
+// split_rope) fills.
+std::vector<Tensor> parts_of(const Tensor& y, std::initializer_list<int64_t> widths,
+                             bool own = false) {
   const int64_t n = y.dim(0);
   std::vector<Tensor> parts;
   size_t at = 0;
   for (int64_t w : widths) {
-    if (n == 1)
+    if (n == 1 && !own)
       parts.push_back(Tensor::view_of(y.storage(), y.offset_bytes() + at, {1, w}, DType::kF32));
     else
       parts.push_back(empty_on(y.device(), {n, w}, DType::kF32));
@@ -71,7 +73,10 @@ LayerScratch attention_scratch(const AttentionWeights& w, Device d, int64_t n) {
   LayerScratch t;
   if (w.wqkv.defined()) {
     t.qkv = empty_on(d, {n, w.wqkv.dim(0)}, DType::kF32);
-    std::vector<Tensor> p = parts_of(t.qkv, {w.wq.dim(0), w.wk.dim(0), w.wv.dim(0)});
+    // With head norms q, k and v get buffers of their own even at one row, so that one pass
+    // splits, norms and rotates them (split_rope) instead of two norms and a RoPE in place.
+    const bool own = w.q_norm.defined() || w.k_norm.defined();
+    std::vector<Tensor> p = parts_of(t.qkv, {w.wq.dim(0), w.wk.dim(0), w.wv.dim(0)}, own);
     t.q = std::move(p[0]), t.k = std::move(p[1]), t.v = std::move(p[2]);
   } else {
     t.q = empty_on(d, {n, w.wq.dim(0)}, DType::kF32);
@@ -122,7 +127,9 @@ void attention_in(const AttentionWeights& w, const AttentionShape& s, const ops:
   const int64_t n = x.dim(0);
   Tensor q3 = t.q.reshape({n, s.n_heads, s.head_dim});
   Tensor k3 = t.k.reshape({n, s.n_kv_heads, s.head_dim});
-  if (t.qkv.defined() && n > 1) {  // split, head-normed (q_norm, k_norm) and rotated in one pass
+  // Split, head-normed (q_norm, k_norm) and rotated in one pass where q has a buffer of its own
+  // (every n > 1; one row of a model with head norms).
+  if (t.qkv.defined() && t.q.storage() != t.qkv.storage()) {
     project(x, w.wqkv, w.bqkv, t.qkv);
     Tensor v3 = t.v.reshape({n, s.n_kv_heads, s.head_dim});
     const ops::HeadNorms norms{w.q_norm.defined() ? &w.q_norm : nullptr,
