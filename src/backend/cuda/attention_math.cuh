@@ -91,6 +91,26 @@ __device__ __forceinline__ const uint8_t* key_row(const Params& p, bool is_v, in
          static_cast<int64_t>(key - page_i * p.page_tokens) * token_bytes;
 }
 
+// key_row(p, false, key, …) with the offsets in 32-bit products (key < 2^31, token_bytes <
+// 2^32: one wide multiply): the K row; its V row lies v_gap(p) bytes after it.
+__device__ __forceinline__ const uint8_t* key_k_row(const Params& p, int key,
+                                                    uint32_t token_bytes) {
+  const auto wide = [&](int i) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(i)) * token_bytes;
+  };
+  if (p.pages == nullptr) return static_cast<const uint8_t*>(p.k) + wide(key);
+  const int page_i = divide(key, p.page_div);
+  const uint8_t* page = p.pages[page_i];
+  if (page == nullptr) return nullptr;
+  return page + p.k_off + wide(key - page_i * p.page_tokens);
+}
+
+// From a key's K row to its V row: the same key's page (or index) holds both.
+__device__ __forceinline__ int64_t v_gap(const Params& p) {
+  if (p.pages != nullptr) return p.v_off - p.k_off;
+  return reinterpret_cast<intptr_t>(p.v) - reinterpret_cast<intptr_t>(p.k);
+}
+
 // The online-softmax state of one row: lane l holds acc for dims l + 32 i,
 // i < S (S = head_dim / 32 rounded up to 1, 2, 4 or 8).
 template <int S>

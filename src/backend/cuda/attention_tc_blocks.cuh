@@ -37,13 +37,13 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
                      Prologue prologue, SplitEnd split_end, bool attend = true) {
   using L = Layout<HD>;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage_tile<HD, NT>(p, stages, stages + L::kKvTile, b.kvh, kb * kKeyBlock);
+  if (kb < end) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
   mma::commit();
   prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
-    if (next < end) stage_tile<HD, NT>(p, ahead, ahead + L::kKvTile, b.kvh, next * kKeyBlock);
+    if (next < end) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
     mma::commit();
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
     __syncthreads();

@@ -177,7 +177,7 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
          kb < (split + 1) * kBlocksPerSplit && n < kBlocksPerSplit;
          kb = next_key_block(p, b, kb + 1, (split + 1) * kBlocksPerSplit)) {
       uint8_t* slot = stages + n * L::kStageBytes;
-      stage_tile<HD, kThreads>(p, slot, slot + L::kKvTile, kvh, kb * kKeyBlock);
+      stage_tile<HD, kThreads>(p, slot, kvh, kb * kKeyBlock);
       blocks[n++] = kb;
     }
     mma::commit();

@@ -59,38 +59,75 @@ struct Layout {
   }
 };
 
-// Chunk-wise: every 16-byte chunk of the key block's K (values false) or V rows through
-// cp.async (rows 16-byte aligned). Keys at or past n_kv and keys of a released page are zeros,
-// stored directly. kTpr threads share a key row (2 for one warp, else NT / 32) and each finds
-// its rows' addresses once: thread t copies chunks kTpr·b + t % kTpr of keys t / kTpr, then
-// t / kTpr + NT / kTpr, … (a copy instruction reads 32 / kTpr keys' 16·kTpr contiguous bytes).
+// Chunk-wise staging by NT threads through cp.async (rows 16-byte aligned): kTpr threads share
+// a key row (2 for one warp, else NT / 32); thread t copies chunks c = t % kTpr + kTpr·b of the
+// tile's rows t / kTpr, t / kTpr + NT / kTpr, … (a copy instruction reads 32 / kTpr keys'
+// 16·kTpr contiguous bytes). Only a row's start is found at run time: a chunk's global offset
+// is a constant, and its swizzled offset 16·(c ^ (r % 8)) in row r is 16·(c & ~7) +
+// (16·(kTpr·b % 8) ^ x) with x = 16·(t % kTpr ^ r % 8) (t % kTpr < kTpr and kTpr·b % 8 share
+// no bit), so a row costs one lookup and each chunk a copy.
+template <int HD, int NT>
+struct Chunks {
+  static constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
+  static constexpr int kTpr = NT >= 64 ? NT / 32 : 2, kRowsApart = NT / kTpr;
+  static constexpr int kRowsEach = kKeyBlock / kRowsApart, kEach = kChunks / kTpr;
+  static_assert(kChunks % kTpr == 0 && kKeyBlock % kRowsApart == 0, "every thread copies as many");
+
+  __device__ static int first() { return static_cast<int>(threadIdx.x) % NT % kTpr; }
+  // The tile row of this thread's h-th key row.
+  __device__ static int row(int h) {
+    return h * kRowsApart + static_cast<int>(threadIdx.x) % NT / kTpr;
+  }
+  __device__ static uint32_t x_of(int r) { return static_cast<uint32_t>((first() ^ (r & 7)) * 16); }
+  __device__ static uint32_t at(int b, uint32_t x) {
+    return static_cast<uint32_t>((kTpr * b & ~7) * 16) +
+           (static_cast<uint32_t>(kTpr * b % 8 * 16) ^ x);
+  }
+  // This thread's chunks of the tile row starting at shared address dst (x from its row) from
+  // src, the key's head row in global memory; zeros for a null src.
+  __device__ static void copy(uint32_t dst, uint32_t x, const uint8_t* src) {
+    if (src == nullptr) {
+#pragma unroll
+      for (int b = 0; b < kEach; ++b) mma::zero16(dst + at(b, x));
+      return;
+    }
+    src += first() * 16;
+#pragma unroll
+    for (int b = 0; b < kEach; ++b) mma::copy16(dst + at(b, x), src + kTpr * 16 * b);
+  }
+};
+
+// Keys at or past n_kv and keys of a released page are zeros, stored directly. K (values
+// false) or V, the key block's rows into `tile`.
 template <int HD, int NT>
 __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int kvh, int key0,
                                              bool values) {
-  constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
-  constexpr int kTpr = NT >= 64 ? NT / 32 : 2, kRowsApart = NT / kTpr;
-  static_assert(kChunks % kTpr == 0 && kKeyBlock % kRowsApart == 0, "every thread copies as many");
-  const int t = static_cast<int>(threadIdx.x) % NT;
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
-  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
+  using C = Chunks<HD, NT>;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * C::kRowBytes;
+  const int64_t head = static_cast<int64_t>(kvh) * C::kRowBytes + (values ? v_gap(p) : 0);
   const uint32_t base = mma::shared_address(tile);
 #pragma unroll
-  for (int h = 0; h < kKeyBlock / kRowsApart; ++h) {
-    const int j = h * kRowsApart + t / kTpr, key = key0 + j;
-    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
-    if (row) {  // one test a key row, not one a chunk
+  for (int h = 0; h < C::kRowsEach; ++h) {
+    const int j = C::row(h), key = key0 + j;
+    const uint8_t* k = key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
+    C::copy(base + j * C::kRowBytes, C::x_of(j), k ? k + head : nullptr);
+  }
+}
+
+// Both K and V of the key block, V's tile right after K's: one row lookup for the two.
+template <int HD, int NT>
+__device__ __forceinline__ void stage_chunks_kv(const Params& p, uint8_t* tile, int kvh, int key0) {
+  using C = Chunks<HD, NT>;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * C::kRowBytes;
+  const int64_t head = static_cast<int64_t>(kvh) * C::kRowBytes, gap = v_gap(p);
+  const uint32_t base = mma::shared_address(tile);
 #pragma unroll
-      for (int b = 0; b < kChunks / kTpr; ++b) {
-        const int c = kTpr * b + t % kTpr;
-        mma::copy16(base + mma::swizzled<kRowBytes>(j, c), row + head_off + c * 16);
-      }
-    } else {
-#pragma unroll
-      for (int b = 0; b < kChunks / kTpr; ++b) {
-        const int c = kTpr * b + t % kTpr;
-        *reinterpret_cast<uint4*>(tile + mma::swizzled<kRowBytes>(j, c)) = make_uint4(0, 0, 0, 0);
-      }
-    }
+  for (int h = 0; h < C::kRowsEach; ++h) {
+    const int j = C::row(h), key = key0 + j;
+    const uint8_t* k = key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
+    const uint32_t dst = base + j * C::kRowBytes, x = C::x_of(j);
+    C::copy(dst, x, k ? k + head : nullptr);
+    C::copy(dst + Layout<HD>::kKvTile, x, k ? k + head + gap : nullptr);
   }
 }
 
@@ -121,12 +158,12 @@ __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int k
     stage_elements<HD, NT>(p, tile, kvh, key0, values);
 }
 
-// The same of K into k_tile and V into v_tile.
+// The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile).
 template <int HD, int NT>
-__device__ __forceinline__ void stage_tile(const Params& p, uint8_t* k_tile, uint8_t* v_tile,
-                                           int kvh, int key0) {
-  stage_half<HD, NT>(p, k_tile, kvh, key0, false);
-  stage_half<HD, NT>(p, v_tile, kvh, key0, true);
+__device__ __forceinline__ void stage_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
+  if (p.vec_loads) return stage_chunks_kv<HD, NT>(p, tile, kvh, key0);
+  stage_elements<HD, NT>(p, tile, kvh, key0, false);
+  stage_elements<HD, NT>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
 }
 
 }  // namespace cairn::cuda::attn::tc

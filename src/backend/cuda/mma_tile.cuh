@@ -28,6 +28,10 @@ __device__ inline uint32_t swizzled(int r, int c) {
 __device__ inline void copy16(uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
+// 16 zero bytes to shared memory.
+__device__ inline void zero16(uint32_t dst) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(dst), "r"(0) : "memory");
+}
 __device__ inline void commit() {
   asm volatile("cp.async.commit_group;\n" ::);
 }
