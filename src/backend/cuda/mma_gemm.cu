@@ -253,7 +253,7 @@ static_assert(std::size(kShapeNames) == static_cast<size_t>(Shape::kCount));
 // at its peak (an H200: ~37; an H100 SXM: ~25), a batch-1 product is bound by its outputs'
 // chains of tensor-core steps rather than its bytes, and the cut halves them (H200: batch 1
 // +7%); elsewhere it gains nothing there and costs the streamed tiles a launch (H100: batch
-// 64-128 -3%; docs/performance.md, 2026-12-06, afternoon).
+// 64-128 -3%; docs/performance-gpu-history-3.md, 2026-12-06, afternoon).
 constexpr int64_t kDefaultSplitFrom = 8192;  // an 8B model's down product, a 70B's o_proj too
 constexpr double kChainBoundGbsPerSm = 30.0;
 

@@ -239,7 +239,7 @@ struct Config {
 // ws32x64s4k2w1 and ws64x64s3k2w1, two blocks an SM) and, for sweeps (MatmulBench.TileSweep)
 // and CAIRN_WGMMA=ws<suffix>, the loading warp alone (k1w1), 4 k-tiles a stage, 2 groups left
 // running, and the two-blocks-an-SM and wide tiles streamed: none of those gained in the model
-// on an H100 (docs/performance.md, 2026-12-06); nor did 128 rows of x, joined (the join).
+// on an H100 (docs/performance-gpu-history-3.md, 2026-12-06); nor did 128 rows of x, joined.
 const Config kConfigs[] = {CAIRN_WS(1, 32, 8, 64, 2, 1),  CAIRN_WS(1, 64, 6, 64, 2, 1),
                            CAIRN_WS(1, 64, 12, 64, 1, 1), CAIRN_WS(1, 32, 4, 64, 4, 1),
                            CAIRN_WS(1, 64, 3, 64, 4, 1),  CAIRN_WS(1, 64, 12, 64, 1, 2),
