@@ -293,7 +293,8 @@ int stream_config(const char* name) {
 // of x by 64 of w while both parts' blocks fit the GPU once at one block an SM (8 stages), then
 // twice at two (4 stages), else 64 by 64 at 3 stages, two an SM (H200, µs a joined down
 // product at 64 / 128 rows: 48 / 80 on ws32x64s4k2w1, 51 / 73 on ws64x64s6k2w1, 57 / 66 on
-// ws64x64s3k2w1, 73 / 68 on ws128x64s4k2w1; docs/performance-gpu-history-3.md, 2026-12-06, the join).
+// ws64x64s3k2w1, 73 / 68 on ws128x64s4k2w1; docs/performance-gpu-history-3.md, 2026-12-06, the
+// join).
 int joined_pick(int64_t n, int64_t m) {
   static const int picks[3] = {stream_config("ws32x64s8k2w1"), stream_config("ws32x64s4k2w1"),
                                stream_config("ws64x64s3k2w1")};
