@@ -66,13 +66,24 @@ __global__ void __launch_bounds__(kThreads, 1) tc_wide_kernel(Params p) {
                               blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
-// Four warps per (64 rows, KV head); the last rows (the most keys, when causal) first.
-template <typename T, int HD>
-__global__ void __launch_bounds__(kThreads) tc_fused_kernel(Params p) {
+// tc::fused_warps warps per (16 rows a warp, KV head); the last rows (the most keys, when
+// causal) first.
+template <typename T, int HD, int W>
+__global__ void __launch_bounds__(W * 32) tc_fused_kernel(Params p) {
   extern __shared__ float4 smem4[];
   const int tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  tc::fused_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                         tile * kWarps * tc::kRows);
+  tc::fused_block<T, HD, W>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, tile * W * tc::kRows);
+}
+
+template <typename T, int HD, int W>
+void launch_tc_fused(const Params& p) {
+  const size_t smem = tc::Layout<HD>::bytes(W, true);
+  static const bool ready = (allow_smem(tc_fused_kernel<T, HD, W>, smem), true);
+  (void)ready;
+  const dim3 grid(blocks_for(static_cast<int64_t>(p.n_q) * p.group, W * tc::kRows),
+                  static_cast<unsigned>(p.n_kv_heads));
+  tc_fused_kernel<T, HD, W><<<grid, W * 32, smem, stream()>>>(p);
+  check_launch("attention tc_fused_kernel");
 }
 
 template <typename T, int HD>
@@ -96,13 +107,10 @@ void launch_tc(const Params& p, bool split_path) {
     check_launch("attention combine_kernel");
     return;
   }
-  const size_t smem = tc::Layout<HD>::bytes(kWarps, true);
-  static const bool ready = (allow_smem(tc_fused_kernel<T, HD>, smem), true);
-  (void)ready;
-  const dim3 grid(blocks_for(rows_per_head, kWarps * tc::kRows),
-                  static_cast<unsigned>(p.n_kv_heads));
-  tc_fused_kernel<T, HD><<<grid, kThreads, smem, stream()>>>(p);
-  check_launch("attention tc_fused_kernel");
+  if constexpr (HD == 128)
+    if (tc::fused_warps(HD, rows_per_head, p.n_kv_heads) == 12)
+      return launch_tc_fused<T, HD, 12>(p);
+  launch_tc_fused<T, HD, kWarps>(p);
 }
 
 template <typename T, int S>
@@ -177,6 +185,17 @@ std::atomic<int>& forced_splits_per_block() {
   return n;
 }
 
+// 4 or 12: every head_dim-128 tensor-core fused grid's blocks; 0: by the grid's size
+// (CAIRN_ATTENTION_FUSED_WARPS; default 0).
+std::atomic<int>& forced_fused_warps() {
+  static std::atomic<int> warps{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_FUSED_WARPS");
+    const int w = v ? std::atoi(v) : 0;
+    return w == 4 || w == 12 ? w : 0;
+  }()};
+  return warps;
+}
+
 // 1: every split grid wide, -1: none, 0: by the grid's size.
 std::atomic<int>& forced_wide_blocks() {
   static std::atomic<int> mode{0};
@@ -216,6 +235,14 @@ bool staged_combine(int max_splits, int64_t rows) {
   return max_splits >= kStagedSplits && rows <= 8 * static_cast<int64_t>(sm_count());
 }
 
+int tc::fused_warps(int head_dim, int64_t rows, int n_kv_heads) {
+  constexpr int kWide = 12;
+  if (head_dim != 128) return kWarps;
+  if (const int forced = forced_fused_warps().load(); forced != 0) return forced;
+  const int64_t blocks = (rows + kWide * kRows - 1) / (kWide * kRows) * n_kv_heads;
+  return blocks >= 4 * static_cast<int64_t>(sm_count()) ? kWide : kWarps;
+}
+
 bool tc::wide_staging(int64_t blocks) {
   if (const int forced = forced_wide_blocks().load(); forced != 0) return forced > 0;
   return blocks < 2 * static_cast<int64_t>(sm_count());
@@ -239,6 +266,10 @@ int tc::splits_per_block(int64_t blocks, int max_splits) {
 
 void set_attention_splits_per_block(int n) {
   attn::forced_splits_per_block().store(std::max(0, n));
+}
+
+void set_attention_fused_warps(int warps) {
+  attn::forced_fused_warps().store(warps == 4 || warps == 12 ? warps : 0);
 }
 
 void set_attention_wide_blocks(int mode) {
@@ -287,8 +318,9 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   p.block_range = upload(std::span<const int32_t>(ranges));
 
   const bool tc = tensor_core_rows(k.dtype(), p.head_dim, false);
-  const BlockShape shape = block_shape(tc);
   const int64_t rows_per_head = static_cast<int64_t>(p.n_q) * p.group;
+  const BlockShape shape =
+      block_shape(tc, tc ? tc::fused_warps(p.head_dim, rows_per_head, p.n_kv_heads) : kWarps);
   const int64_t fused_blocks =
       p.n_kv_heads * ((rows_per_head + shape.fused_rows - 1) / shape.fused_rows);
   const size_t ws_floats = static_cast<size_t>(p.n_q) * p.n_heads * p.n_splits * (p.head_dim + 2);

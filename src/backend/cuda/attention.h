@@ -23,6 +23,10 @@ void set_attention_splits_per_block(int n);
 // Split grids of four-warp blocks that attend a key split together (1), of one-warp blocks
 // (-1), or by the grid's size (0, the default): speed only, for tests.
 void set_attention_wide_blocks(int mode);
+// Warps of the tensor-core fused blocks at head_dim 128: 4 or 12 for every such grid, or by the
+// grid's size (0: 12 from four 12-warp blocks an SM): speed only. Default 0 unless
+// CAIRN_ATTENTION_FUSED_WARPS is set (read once per process).
+void set_attention_fused_warps(int warps);
 // Decode split grids (every sequence at most 8 rows a KV head: one query of a GQA group of up
 // to 8) on one-warp blocks of 8 rows (attention_tc_narrow.cuh) staging K and V through `slots`
 // slots (1 or 2), or on the 16-row blocks (0): speed only. Default 2 unless

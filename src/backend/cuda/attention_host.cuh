@@ -26,14 +26,23 @@ inline bool tensor_core_rows(DType dtype, int head_dim, bool quantized) {
 }
 
 // Rows of one KV head per thread block on each path: CUDA-core blocks of 4 warps (1 row each
-// on the split path, 4 on the fused), tensor-core blocks of one warp (split) or 4 (fused) of
-// 16 rows each.
+// on the split path, 4 on the fused), tensor-core blocks of one warp (split) or
+// tc::fused_warps (fused) of 16 rows each.
 struct BlockShape {
   int split_rows, fused_rows;
 };
 
-inline BlockShape block_shape(bool tensor_cores) {
-  if (tensor_cores) return {tc::kRows, kWarps * tc::kRows};
+namespace tc {
+// Warps of a fused block for `rows` rows of each of n_kv_heads KV heads: at head_dim 128, twelve
+// (224 KiB: one block of 12 warps an SM, where 96 KiB four-warp blocks fit two, 8 warps) when
+// their grid has at least four such blocks an SM; else four. Speed only: each warp attends its
+// own 16 rows the same way whatever block holds it. cuda::set_attention_fused_warps forces it.
+int fused_warps(int head_dim, int64_t rows, int n_kv_heads);
+}  // namespace tc
+
+// fused_warps: the tensor-core fused blocks' (tc::fused_warps).
+inline BlockShape block_shape(bool tensor_cores, int fused_warps) {
+  if (tensor_cores) return {tc::kRows, fused_warps * tc::kRows};
   return {kWarps * kSplitRows, kWarps * kFusedRows};
 }
 

@@ -166,15 +166,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
-template <typename T, int HD>
-__global__ void __launch_bounds__(kThreads)
+template <typename T, int HD, int W>
+__global__ void __launch_bounds__(W * 32)
     seqs_tc_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, block, gridDim.x);
-  tc::fused_block<T, HD>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                         (block - e.fused_begin) * kWarps * tc::kRows);
+  tc::fused_block<T, HD, W>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                            (block - e.fused_begin) * W * tc::kRows);
 }
 
 // The table and the grids of one call.
@@ -187,6 +187,7 @@ struct Plan {
   bool split_path = false;
   bool staged_combine = false;  // a block a row (combine_row_staged); combine_begin counts rows
   bool tensor_cores = false;    // the rows' arithmetic (tensor_core_rows)
+  int fused_warps = kWarps;     // a tensor-core fused block's (tc::fused_warps)
 };
 
 // 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
@@ -216,7 +217,10 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
               DType dtype, std::span<const void* const> pages) {
   Plan plan;
   plan.tensor_cores = tensor_core_rows(dtype, base.head_dim, quantized);
-  const BlockShape shape = block_shape(plan.tensor_cores);
+  int64_t rows = 0;
+  for (const ops::AttentionSeq& s : seqs) rows += s.n_q * base.group;
+  if (plan.tensor_cores) plan.fused_warps = tc::fused_warps(base.head_dim, rows, base.n_kv_heads);
+  const BlockShape shape = block_shape(plan.tensor_cores, plan.fused_warps);
   const size_t esize = dtype == DType::kF32 ? 4 : 2;
   const bool paged_vec = !pages.empty() && !quantized && base.k_off % 16 == 0 &&
                          base.v_off % 16 == 0 && vec_ok(base, esize, pages);
@@ -306,6 +310,16 @@ void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, 
                 table, static_cast<int>(plan.seqs.size()), per_block);
 }
 
+template <typename T, int HD, int W>
+void launch_tc_fused(const Params& base, const Plan& plan, const SeqTable& table) {
+  const size_t smem = tc::Layout<HD>::bytes(W, true);
+  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD, W>, smem), true);
+  (void)ready;
+  const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
+  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD, W>, grid, W * 32, smem, base,
+                table, static_cast<int>(plan.seqs.size()));
+}
+
 template <typename T, int HD>
 void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
   const int n = static_cast<int>(plan.seqs.size());
@@ -336,12 +350,9 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     launch_combine<HD / 32>(base, plan, table);
     return;
   }
-  const size_t smem = tc::Layout<HD>::bytes(kWarps, true);
-  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD>, smem), true);
-  (void)ready;
-  const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
-  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD>, grid, kThreads, smem, base,
-                table, n);
+  if constexpr (HD == 128)
+    if (plan.fused_warps == 12) return launch_tc_fused<T, HD, 12>(base, plan, table);
+  launch_tc_fused<T, HD, kWarps>(base, plan, table);
 }
 
 template <typename T>

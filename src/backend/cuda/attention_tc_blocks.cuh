@@ -27,7 +27,8 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 }
 
 // Key blocks [kb, end) that some row of the block may see, in order, for the warp's rows:
-// the next block's K/V staged (by all NT threads) while the current one is attended.
+// the next block's K/V staged (by the block's first NT threads) while the current one is
+// attended.
 // prologue() runs once the first block's copies are issued (the q tiles load meanwhile);
 // split_end() after the last block of each key split attended. A warp that does not `attend`
 // only stages and keeps the barriers.
@@ -36,14 +37,15 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
                      uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
                      Prologue prologue, SplitEnd split_end, bool attend = true) {
   using L = Layout<HD>;
+  const bool stager = threadIdx.x < NT;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
+  if (kb < end && stager) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
   mma::commit();
   prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
-    if (next < end) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
+    if (next < end && stager) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
     mma::commit();
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
     __syncthreads();
@@ -192,21 +194,24 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
   }
 }
 
-template <typename T, int HD>
+// W warps, 16 rows each: rows [row0, row0 + 16W) of KV head kvh over every key split, the key
+// blocks staged by the first min(32W, 256) threads (a key row's chunks split evenly).
+template <typename T, int HD, int W>
 __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
   using L = Layout<HD>;
+  constexpr int kW = W, kStagers = W * 32 > 256 ? 256 : W * 32;
   const int warp = threadIdx.x >> 5;
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
-  query_range(p, b, kWarps * kRows);
+  query_range(p, b, kW * kRows);
   uint8_t* q_w = smem + warp * 2 * L::kQTile;
   Rows rows;
   const uint32_t q_hi = mma::shared_address(q_w);
   Totals tot;
-  tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kWarps)) + warp * kRows * HD / 2;
+  tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kW)) + warp * kRows * HD / 2;
   State<HD> st;
-  walk<T, HD, kThreads>(
-      p, b, smem + L::stages_offset(kWarps), q_hi, q_hi + L::kQTile, rows, st, 0,
+  walk<T, HD, kStagers>(
+      p, b, smem + L::stages_offset(kW), q_hi, q_hi + L::kQTile, rows, st, 0,
       p.n_splits * kBlocksPerSplit,
       [&] { load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows); },
       [&] {

@@ -198,6 +198,21 @@ TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
   expect_bitwise_per_sequence(kPrefillMix, GetParam(), "prefill mix");
 }
 
+// Twelve-warp fused blocks (head_dim 128's long prefills; forced for a grid that would take
+// four-warp blocks: 25 chunks of 256 fill 300 of them, the fused path) give every row the bits
+// of the per-sequence calls (each a split grid) and of four-warp blocks.
+TEST_P(AttentionSeqsGpu, TwelveWarpFusedBlocksLeaveTheBits) {
+  CAIRN_NEED_GPU();
+  std::vector<SeqShape> chunks;
+  for (int64_t i = 0; i < 25; ++i) chunks.push_back({256, 256 + 31 * i});
+  for (int warps : {12, 4}) {
+    cuda::set_attention_fused_warps(warps);
+    const std::string label = std::to_string(warps) + "-warp fused blocks";
+    expect_bitwise_per_sequence(chunks, GetParam(), label.c_str());
+  }
+  cuda::set_attention_fused_warps(0);
+}
+
 std::vector<Params> all_params() {
   std::vector<Params> out;
   for (DType dt : {DType::kF32, DType::kBF16, DType::kF16})
