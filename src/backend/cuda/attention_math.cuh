@@ -78,21 +78,9 @@ struct Params {
   PageDivisor page_div;  // key / page_tokens without a division (page_divisor)
 };
 
-// The start of key `key`'s row (all KV heads; token_bytes each) in K (is_v
-// false) or V, or null for a key in a released page.
-__device__ __forceinline__ const uint8_t* key_row(const Params& p, bool is_v, int key,
-                                                  int64_t token_bytes) {
-  if (p.pages == nullptr)
-    return static_cast<const uint8_t*>(is_v ? p.v : p.k) + static_cast<int64_t>(key) * token_bytes;
-  const int page_i = divide(key, p.page_div);
-  const uint8_t* page = p.pages[page_i];
-  if (page == nullptr) return nullptr;
-  return page + (is_v ? p.v_off : p.k_off) +
-         static_cast<int64_t>(key - page_i * p.page_tokens) * token_bytes;
-}
-
-// key_row(p, false, key, …) with the offsets in 32-bit products (key < 2^31, token_bytes <
-// 2^32: one wide multiply): the K row; its V row lies v_gap(p) bytes after it.
+// The start of key `key`'s K row (all KV heads; token_bytes each), or null for a key in a
+// released page; its V row lies v_gap(p) bytes after it (one lookup for both). The offsets are
+// 32-bit products (key < 2^31, token_bytes < 2^32: one wide multiply).
 __device__ __forceinline__ const uint8_t* key_k_row(const Params& p, int key,
                                                     uint32_t token_bytes) {
   const auto wide = [&](int i) {

@@ -68,16 +68,16 @@ template <typename T>
 __device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
   constexpr int kMaxItems = kKeyBlock * (kMaxHeadDim / 8) / kThreads;
   const int chunks = p.head_dim / 8, total = kKeyBlock * chunks;
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * p.row_bytes;
-  const int64_t head_off = static_cast<int64_t>(kvh) * p.row_bytes;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * p.row_bytes;
+  const int64_t head_off = static_cast<int64_t>(kvh) * p.row_bytes, gap = v_gap(p);
   RawChunk rk[kMaxItems], rv[kMaxItems];
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
     const int idx = threadIdx.x + i * kThreads, j = idx / chunks, key = key0 + j;
     if (idx >= total || key >= p.n_kv) continue;  // zero chunks: the defaults decode to 0
-    const uint8_t* k = key_row(p, false, key, token_bytes);
-    const uint8_t* v = key_row(p, true, key, token_bytes);
+    const uint8_t* k = key_k_row(p, key, token_bytes);
     if (k == nullptr) continue;  // a released page: never visible
+    const uint8_t* v = k + gap;
     const int c = (idx - j * chunks) * 8;
     rk[i] = load_chunk<T::kBits>(k + head_off, c, p);
     rv[i] = load_chunk<T::kBits>(v + head_off, c, p);

@@ -136,11 +136,11 @@ template <int HD, int NT>
 __device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, int kvh, int key0,
                                                bool values) {
   constexpr int kRowBytes = HD * 2;
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * kRowBytes;
-  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * kRowBytes;
+  const int64_t head_off = static_cast<int64_t>(kvh) * kRowBytes + (values ? v_gap(p) : 0);
   for (int i = static_cast<int>(threadIdx.x); i < kKeyBlock * HD; i += NT) {
     const int j = i / HD, c = i % HD, key = key0 + j;
-    const uint8_t* row = key < p.n_kv ? key_row(p, values, key, token_bytes) : nullptr;
+    const uint8_t* row = key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
     const uint32_t off = mma::swizzled<kRowBytes>(j, c / 8) + (c % 8) * 2;
     *reinterpret_cast<uint16_t*>(tile + off) =
         row ? reinterpret_cast<const uint16_t*>(row + head_off)[c] : uint16_t{0};

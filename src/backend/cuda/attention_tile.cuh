@@ -88,14 +88,15 @@ __device__ __forceinline__ void issue_loads(const Params& p, int kvh, int key0, 
                                             TileLoads& r) {
   constexpr int kVec = 16 / sizeof(T);
   const int per_row = p.head_dim / kVec, total = kKeyBlock * per_row;
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * p.head_dim * sizeof(T);
-  const int64_t head_off = static_cast<int64_t>(kvh) * p.head_dim;
+  const auto token_bytes = static_cast<uint32_t>(p.n_kv_heads * p.head_dim * sizeof(T));
+  const int64_t head_off = static_cast<int64_t>(kvh) * p.head_dim, gap = v_gap(p);
 #pragma unroll
   for (int b = 0; b < kBatch; ++b) {
     const int idx = first + b * kThreads, j = idx / per_row, key = key0 + j;
     const bool in = idx < total && key < p.n_kv;
-    const T* k = in ? reinterpret_cast<const T*>(key_row(p, false, key, token_bytes)) : nullptr;
-    const T* v = in ? reinterpret_cast<const T*>(key_row(p, true, key, token_bytes)) : nullptr;
+    const uint8_t* row = in ? key_k_row(p, key, token_bytes) : nullptr;
+    const T* k = reinterpret_cast<const T*>(row);
+    const T* v = row ? reinterpret_cast<const T*>(row + gap) : nullptr;
     const int64_t off = head_off + (idx - j * per_row) * kVec;
     r.k[b] = k ? __ldg(reinterpret_cast<const uint4*>(k + off)) : make_uint4(0, 0, 0, 0);
     r.v[b] = v ? __ldg(reinterpret_cast<const uint4*>(v + off)) : make_uint4(0, 0, 0, 0);
@@ -131,12 +132,13 @@ __device__ void load_key_block_full(const Params& p, float* k_s, float* v_s, int
     }
     return;
   }
-  const int64_t token_bytes = static_cast<int64_t>(p.n_kv_heads) * hd * sizeof(T);
+  const auto token_bytes = static_cast<uint32_t>(p.n_kv_heads * hd * sizeof(T));
+  const int64_t gap = v_gap(p);
   for (int idx = threadIdx.x; idx < kKeyBlock * hd; idx += kThreads) {
     const int j = idx / hd, c = idx - j * hd, key = key0 + j;
-    const bool in = key < p.n_kv;
-    const T* k = in ? reinterpret_cast<const T*>(key_row(p, false, key, token_bytes)) : nullptr;
-    const T* v = in ? reinterpret_cast<const T*>(key_row(p, true, key, token_bytes)) : nullptr;
+    const uint8_t* row = key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
+    const T* k = reinterpret_cast<const T*>(row);
+    const T* v = row ? reinterpret_cast<const T*>(row + gap) : nullptr;
     const int64_t off = static_cast<int64_t>(kvh) * hd + c;
     k_s[j * p.stride + c] = k ? to_f32(k[off]) : 0.0f;
     v_s[j * p.stride + c] = v ? to_f32(v[off]) : 0.0f;
