@@ -61,35 +61,55 @@ __device__ __forceinline__ void decode_chunk(const RawChunk& r, float* dst) {
   *reinterpret_cast<float4*>(dst + 4) = make_float4(y[4], y[5], y[6], y[7]);
 }
 
-// Stages keys [key0, key0 + 32) of KV head kvh as f32 rows of k_s and v_s; keys past n_kv
-// become zeros. Every load of the thread's chunks (8 elements of one key's K and V rows each)
-// is issued before any is decoded, so they are in flight together.
-template <typename T>
-__device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
-  constexpr int kMaxItems = kKeyBlock * (kMaxHeadDim / 8) / kThreads;
+// A thread's share of a key block's encoded K and V in flight: chunks threadIdx.x + i·kThreads,
+// i < S (a block of 32 keys has 4·head_dim ≤ kThreads·S chunks of 8 elements). Chunks past the
+// block, keys past n_kv and keys of a released page stay RawChunk{}: they decode to zeros.
+template <int S>
+struct QuantLoads {
+  RawChunk k[S], v[S];
+};
+
+// Issues the loads of keys [key0, key0 + 32) of KV head kvh, all in flight together.
+template <typename T, int S>
+__device__ __forceinline__ void issue_quant(const Params& p, int kvh, int key0, QuantLoads<S>& r) {
   const int chunks = p.head_dim / 8, total = kKeyBlock * chunks;
   const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * p.row_bytes;
   const int64_t head_off = static_cast<int64_t>(kvh) * p.row_bytes, gap = v_gap(p);
-  RawChunk rk[kMaxItems], rv[kMaxItems];
 #pragma unroll
-  for (int i = 0; i < kMaxItems; ++i) {
+  for (int i = 0; i < S; ++i) {
+    r.k[i] = RawChunk{}, r.v[i] = RawChunk{};
     const int idx = threadIdx.x + i * kThreads, j = idx / chunks, key = key0 + j;
-    if (idx >= total || key >= p.n_kv) continue;  // zero chunks: the defaults decode to 0
+    if (idx >= total || key >= p.n_kv) continue;
     const uint8_t* k = key_k_row(p, key, token_bytes);
     if (k == nullptr) continue;  // a released page: never visible
-    const uint8_t* v = k + gap;
     const int c = (idx - j * chunks) * 8;
-    rk[i] = load_chunk<T::kBits>(k + head_off, c, p);
-    rv[i] = load_chunk<T::kBits>(v + head_off, c, p);
+    r.k[i] = load_chunk<T::kBits>(k + head_off, c, p);
+    r.v[i] = load_chunk<T::kBits>(k + gap + head_off, c, p);
   }
+}
+
+// Decodes the loads into f32 rows of k_s and v_s.
+template <typename T, int S>
+__device__ __forceinline__ void store_quant(const Params& p, float* k_s, float* v_s,
+                                            const QuantLoads<S>& r) {
+  const int chunks = p.head_dim / 8, total = kKeyBlock * chunks;
 #pragma unroll
-  for (int i = 0; i < kMaxItems; ++i) {
+  for (int i = 0; i < S; ++i) {
     const int idx = threadIdx.x + i * kThreads, j = idx / chunks;
     if (idx >= total) break;
     const int c = (idx - j * chunks) * 8;
-    decode_chunk<T::kBits>(rk[i], k_s + j * p.stride + c);
-    decode_chunk<T::kBits>(rv[i], v_s + j * p.stride + c);
+    decode_chunk<T::kBits>(r.k[i], k_s + j * p.stride + c);
+    decode_chunk<T::kBits>(r.v[i], v_s + j * p.stride + c);
   }
+}
+
+// Stages keys [key0, key0 + 32) of KV head kvh as f32 rows of k_s and v_s; keys past n_kv
+// become zeros.
+template <typename T>
+__device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
+  QuantLoads<kMaxHeadDim / 32> r;
+  issue_quant<T>(p, kvh, key0, r);
+  store_quant<T>(p, k_s, v_s, r);
 }
 
 }  // namespace cairn::cuda::attn

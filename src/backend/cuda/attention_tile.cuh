@@ -259,43 +259,69 @@ __device__ __forceinline__ int next_key_block(const Params& p, const BlockRows& 
   return kb < last ? kb : end;
 }
 
-// The key blocks of one key split, each row's state updated in key order. When a
-// key block fits one TileLoads per thread, the next one's loads are issued before
-// the current one is attended (the loads only; the arithmetic is unchanged).
+// attend_split for quantized rows: the next key block's encoded chunks are loaded (QuantLoads:
+// S a thread) while the current one is attended, then decoded into the tiles.
 template <typename T, int R, int S>
-__device__ void attend_split(const Params& p, const BlockRows& b, float* smem, int split,
-                             const RowInfo (&rows)[R], RowState<S> (&st)[R]) {
+__device__ void attend_split_quant(const Params& p, const BlockRows& b, float* smem, int split,
+                                   const RowInfo (&rows)[R], RowState<S> (&st)[R]) {
+  float* k_s = smem + kWarps * R * p.stride;
+  float* v_s = k_s + kKeyBlock * p.stride;
+  const float* q_w = smem + (threadIdx.x >> 5) * R * p.stride;
+  const int end = (split + 1) * kBlocksPerSplit;
+  int kb = next_key_block(p, b, split * kBlocksPerSplit, end);
+  QuantLoads<S> r;
+  if (kb < end) issue_quant<T>(p, b.kvh, kb * kKeyBlock, r);
+  while (kb < end) {
+    __syncthreads();  // the previous tiles are no longer read
+    store_quant<T>(p, k_s, v_s, r);
+    __syncthreads();
+    const int next = next_key_block(p, b, kb + 1, end);
+    if (next < end) issue_quant<T>(p, b.kvh, next * kKeyBlock, r);
+    attend_key_block<R, S>(p, q_w, k_s, v_s, kb * kKeyBlock, rows, st);
+    kb = next;
+  }
+}
+
+// attend_split for full-precision rows: when a key block fits one TileLoads per thread, the
+// next one's loads are issued before the current one is attended.
+template <typename T, int R, int S>
+__device__ void attend_split_full(const Params& p, const BlockRows& b, float* smem, int split,
+                                  const RowInfo (&rows)[R], RowState<S> (&st)[R]) {
   float* q_s = smem;
   float* k_s = q_s + kWarps * R * p.stride;
   float* v_s = k_s + kKeyBlock * p.stride;
   const float* q_w = q_s + (threadIdx.x >> 5) * R * p.stride;
   const int end = (split + 1) * kBlocksPerSplit;
-  // Quantized rows are decoded by load_key_block, never pipelined (speed only).
-  bool pipelined = false;
-  if constexpr (!kQuantRows<T>)
-    pipelined = p.vec_loads &&
-                kKeyBlock * p.head_dim / (16 / static_cast<int>(sizeof(T))) <= kThreads * kBatch;
+  const bool pipelined =
+      p.vec_loads &&
+      kKeyBlock * p.head_dim / (16 / static_cast<int>(sizeof(T))) <= kThreads * kBatch;
   int kb = next_key_block(p, b, split * kBlocksPerSplit, end);
   TileLoads r;
-  if constexpr (!kQuantRows<T>)
-    if (pipelined && kb < end) issue_loads<T>(p, b.kvh, kb * kKeyBlock, threadIdx.x, r);
+  if (pipelined && kb < end) issue_loads<T>(p, b.kvh, kb * kKeyBlock, threadIdx.x, r);
   while (kb < end) {
     __syncthreads();  // the previous tiles are no longer read
-    if constexpr (!kQuantRows<T>) {
-      if (pipelined)
-        store_loads<T>(p, k_s, v_s, threadIdx.x, r);
-      else
-        load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
-    } else {
+    if (pipelined)
+      store_loads<T>(p, k_s, v_s, threadIdx.x, r);
+    else
       load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
-    }
     __syncthreads();
     const int next = next_key_block(p, b, kb + 1, end);
-    if constexpr (!kQuantRows<T>)
-      if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
+    if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
     attend_key_block<R, S>(p, q_w, k_s, v_s, kb * kKeyBlock, rows, st);
     kb = next;
   }
+}
+
+// The key blocks of one key split, each row's state updated in key order, the next block's
+// loads in flight while the current one is attended (the loads only; the arithmetic is
+// unchanged).
+template <typename T, int R, int S>
+__device__ void attend_split(const Params& p, const BlockRows& b, float* smem, int split,
+                             const RowInfo (&rows)[R], RowState<S> (&st)[R]) {
+  if constexpr (kQuantRows<T>)
+    attend_split_quant<T, R, S>(p, b, smem, split, rows, st);
+  else
+    attend_split_full<T, R, S>(p, b, smem, split, rows, st);
 }
 
 }  // namespace cairn::cuda::attn
