@@ -103,13 +103,4 @@ __device__ __forceinline__ void store_quant(const Params& p, float* k_s, float* 
   }
 }
 
-// Stages keys [key0, key0 + 32) of KV head kvh as f32 rows of k_s and v_s; keys past n_kv
-// become zeros.
-template <typename T>
-__device__ void load_key_block_quant(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
-  QuantLoads<kMaxHeadDim / 32> r;
-  issue_quant<T>(p, kvh, key0, r);
-  store_quant<T>(p, k_s, v_s, r);
-}
-
 }  // namespace cairn::cuda::attn

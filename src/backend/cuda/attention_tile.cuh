@@ -145,16 +145,6 @@ __device__ void load_key_block_full(const Params& p, float* k_s, float* v_s, int
   }
 }
 
-// K/V rows in any storage (full precision or quantized) as f32 tiles.
-template <typename T>
-__device__ void load_key_block(const Params& p, float* k_s, float* v_s, int kvh, int key0) {
-  if constexpr (kQuantRows<T>) {
-    load_key_block_quant<T>(p, k_s, v_s, kvh, key0);
-  } else {
-    load_key_block_full<T>(p, k_s, v_s, kvh, key0);
-  }
-}
-
 // Loads the block's q rows (zero padded) into q_s, zeroes k_s (its pad columns
 // must stay 0), fills this warp's RowInfo and the block's query position range.
 template <int R>
@@ -303,7 +293,7 @@ __device__ void attend_split_full(const Params& p, const BlockRows& b, float* sm
     if (pipelined)
       store_loads<T>(p, k_s, v_s, threadIdx.x, r);
     else
-      load_key_block<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
+      load_key_block_full<T>(p, k_s, v_s, b.kvh, kb * kKeyBlock);
     __syncthreads();
     const int next = next_key_block(p, b, kb + 1, end);
     if (pipelined && next < end) issue_loads<T>(p, b.kvh, next * kKeyBlock, threadIdx.x, r);
