@@ -35,7 +35,7 @@ struct BlockShape {
 namespace tc {
 // Warps of a fused block for `rows` rows of each of n_kv_heads KV heads: at head_dim 128, twelve
 // (224 KiB: one block of 12 warps an SM, where 96 KiB four-warp blocks fit two, 8 warps) when
-// their grid has at least four such blocks an SM; else four. Speed only: each warp attends its
+// their grid has at least eight such blocks an SM; else four. Speed only: each warp attends its
 // own 16 rows the same way whatever block holds it. cuda::set_attention_fused_warps forces it.
 int fused_warps(int head_dim, int64_t rows, int n_kv_heads);
 }  // namespace tc
