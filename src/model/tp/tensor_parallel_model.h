@@ -17,6 +17,16 @@
 
 namespace cairn::tp {
 
+// A step's collectives run alone (TensorParallelModel::time_collectives): what they move and
+// how long they take when nothing else runs on the ranks' devices.
+struct CollectiveTimes {
+  int all_reduces = 0;              // a step's: the embedding's, then two a layer
+  int64_t all_reduce_bytes = 0;     // each one's: [rows, hidden] f32
+  int64_t all_gather_bytes = 0;     // the logits' one, as each rank receives it: [ranks, rows, pad]
+  double all_reduce_seconds = 0.0;  // all of a step's, end to end: the median of the rounds
+  double all_gather_seconds = 0.0;
+};
+
 class TensorParallelModel final : public Model {
  public:
   // Shards `model` (weights on the host) over n_ranks ranks whose ops share
@@ -40,6 +50,13 @@ class TensorParallelModel final : public Model {
   // (DeviceBackend::bind_thread); the ranks then meet through the backend's group for these
   // devices. Devices may repeat: ranks sharing one GPU (how one GPU runs a split model).
   void place_ranks(DeviceKind kind, const std::vector<int>& devices);
+
+  // The collectives rank_forward calls in a step of `rows` tokens, `logit_rows` of them
+  // with logits (the same sizes, in the same order, over zeros on the ranks' threads and
+  // devices), run alone `rounds` times after one untimed round (a group's first collective
+  // may set up its connections). What a step spends in collectives, less any overlap with
+  // its kernels; the ranks' other work is not touched.
+  CollectiveTimes time_collectives(int64_t rows, int64_t logit_rows, int rounds);
 
   const ShardPlan& plan() const { return plan_; }
   int n_ranks() const { return plan_.n_ranks; }

@@ -7,7 +7,6 @@
 #include "core/error.h"
 
 namespace cairn::tp {
-namespace {
 
 void fill_zeros(Tensor& t) {
   if (t.device().kind == DeviceKind::kCpu)
@@ -15,6 +14,8 @@ void fill_zeros(Tensor& t) {
   else
     device_backend(t.device().kind).fill_uniform(t, 0, 0.0f, 0.0f);
 }
+
+namespace {
 
 // Rows [first, first + n) of t [*, w] f32 as a contiguous [n, w] view.
 Tensor f32_rows(const Tensor& t, int64_t first, int64_t n, int64_t w) {

@@ -11,6 +11,9 @@
 
 namespace cairn::tp {
 
+// t (host or device, contiguous) set to zeros.
+void fill_zeros(Tensor& t);
+
 // x [n_tokens, hidden] f32 = the embedding rows of ids [n_tokens], on every
 // rank: each rank looks up the ids of its shard in embed_shard [vocab_r, hidden]
 // (zeros for the others) and the all-reduce adds the ranks' rows, which is

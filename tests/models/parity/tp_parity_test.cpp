@@ -206,6 +206,25 @@ TEST_P(TpParityTest, BitwiseReproducible) {
       << "alone vs in a ragged batch";
 }
 
+// A step's collectives timed alone (what `cairn bench --tensor-parallel` prints): the step's
+// count and sizes, a time for them, and the model's results untouched afterwards.
+TEST_P(TpParityTest, CollectivesTimedAloneLeaveTheModelAsItWas) {
+  const std::vector<std::vector<float>> before = run(*tp_, 7);
+  const ModelConfig& c = base_->config();
+  const tp::CollectiveTimes t = tp_->time_collectives(5, 2, 3);
+  EXPECT_EQ(t.all_reduces, 1 + 2 * c.n_layers);
+  EXPECT_EQ(t.all_reduce_bytes, 5 * c.hidden_size * 4);
+  EXPECT_EQ(t.all_gather_bytes, GetParam().n_ranks * 2 * tp_->plan().vocab_pad * 4);
+  EXPECT_GE(t.all_reduce_seconds, 0.0);
+  if (GetParam().n_ranks > 1) {
+    EXPECT_GT(t.all_reduce_seconds, 0.0);
+    EXPECT_GT(t.all_gather_seconds, 0.0);
+  }
+  EXPECT_EQ(run(*tp_, 7), before) << "logits after the timed collectives";
+  EXPECT_THROW(tp_->time_collectives(2, 3, 1), Error) << "more logit rows than rows";
+  EXPECT_THROW(tp_->time_collectives(4, 1, 0), Error) << "no rounds";
+}
+
 // Each rank's KV shard holds its own heads: a position costs its share of the
 // unsharded state's bytes (all of them for a replicated KV head).
 TEST_P(TpParityTest, EachRankHoldsItsOwnKvHeads) {

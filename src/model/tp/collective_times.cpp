@@ -1,0 +1,75 @@
+// TensorParallelModel::time_collectives: a step's collectives alone, timed on rank 0's thread.
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <vector>
+
+#include "backend/device.h"
+#include "core/error.h"
+#include "model/tp/tensor_parallel_model.h"
+#include "model/tp/vocab_parallel.h"
+
+namespace cairn::tp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+CollectiveTimes TensorParallelModel::time_collectives(int64_t rows, int64_t logit_rows,
+                                                      int rounds) {
+  if (rows < 1 || logit_rows < 1 || logit_rows > rows || rounds < 1)
+    fail(ErrorCode::kInvalidArgument, "time_collectives: rows {}, logit rows {}, rounds {}", rows,
+         logit_rows, rounds);
+  const int64_t hidden = config_.hidden_size, pad = plan_.vocab_pad;
+  CollectiveTimes t;
+  t.all_reduces = 1 + 2 * config_.n_layers;
+  t.all_reduce_bytes = rows * hidden * 4;
+  t.all_gather_bytes = n_ranks() * logit_rows * pad * 4;
+  std::vector<double> reduces(static_cast<size_t>(rounds)), gathers(reduces.size());
+  DeviceBackend& backend = device_backend(kind_);
+  backend.synchronize();
+  auto rank_rounds = [&](int r) {
+    Communicator& comm = group_->rank(r);
+    const Device dev{kind_, devices_[static_cast<size_t>(r)]};
+    Tensor x = empty_on(dev, {rows, hidden}, DType::kF32);
+    Tensor send = empty_on(dev, {logit_rows * pad}, DType::kF32);
+    Tensor all = empty_on(dev, {n_ranks() * logit_rows * pad}, DType::kF32);
+    fill_zeros(x);
+    fill_zeros(send);
+    for (int i = -1; i < rounds; ++i) {  // round -1: untimed
+      Clock::time_point t0 = Clock::now();
+      for (int k = 0; k < t.all_reduces; ++k) comm.all_reduce_sum(x);
+      comm.finish();
+      const double reduce = seconds_since(t0);
+      t0 = Clock::now();
+      comm.all_gather(send, all);
+      comm.finish();
+      if (r == 0 && i >= 0)
+        reduces[static_cast<size_t>(i)] = reduce,
+        gathers[static_cast<size_t>(i)] = seconds_since(t0);
+    }
+    backend.synchronize();
+  };
+  std::function<void()> on_failure = [this] { group_->rank(0).abort(); };
+  try {
+    threads_.run(rank_rounds, on_failure);
+  } catch (...) {
+    group_->rank(0).reset();  // every rank has returned: the group is idle
+    throw;
+  }
+  t.all_reduce_seconds = median_of(reduces);
+  t.all_gather_seconds = median_of(gathers);
+  return t;
+}
+
+}  // namespace cairn::tp
