@@ -10,12 +10,13 @@
 //   hi = T(q'), lo = T(q' − hi)                       (T the K/V dtype, nearest even)
 //   s_j = (Σ hi·k_j) + (Σ lo·k_j)                     two chains of k16 steps over head_dim from 0
 //   logit_j = s_j · (scale · 2^-e), softcapped        −∞ for a key the row does not see
-//   block max: exact; weights p_j = exp(logit_j − m); their sum: this lane's 8 in key order,
+//   block max: exact; weights p_j = E(logit_j − m); their sum: this lane's 8 in key order,
 //   then the quad's xor-1 and xor-2 butterfly
-//   l = l·r + Σp,  acc = acc·r                       r = exp(m_old − m); a block without a
+//   l = l·r + Σp,  acc = acc·r                       r = E(m_old − m); a block without a
 //                                                     visible key leaves the row unchanged
 //   acc += P_hi·V then P_lo·V for keys 0-15, then for keys 16-31   (P_hi = T(p), P_lo = T(p −
 //   P_hi))
+// with E(x) = ex2.approx.ftz(x · log2 e), the product rounded (exp_sfu).
 // Every product of T values is exact in f32 and each mma output (row i, column j) reads only
 // row i of its A operand, so a row's bits depend on its own q, the keys and nothing else.
 #pragma once
@@ -257,19 +258,29 @@ __device__ __forceinline__ void mask_logits(const Params& p, int key0, const Row
   for (int nt = 0; nt < 4; ++nt) mask_tile(p, key0, nt, rows, s[nt]);
 }
 
+// e^x for x ≤ 0 as 2^(x · log2 e) on the SFU: the product rounded, then ex2.approx.ftz
+// (relative error ≤ 2^-22; results below 2^-126 flush to 0, which no sum of weights ≥ 1
+// notices). Three instructions where expf takes nine; x · log2 e adds |x| · 2^-24 of relative
+// error, which only the small weights (x far below 0) see.
+__device__ __forceinline__ float exp_sfu(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(__fmul_rn(x, 1.4426950408889634f)));
+  return y;
+}
+
 // The factor acc and l are rescaled by when a row's running maximum moves from m_old to m
-// (m ≥ m_old): exp(m_old − m), and 1 for a row that has seen no key yet (m_old = −∞; its acc
-// and l are 0, so 0 · r and 0 · 1 are the same bits). Both sides are computed and one kept:
-// no branch.
+// (m ≥ m_old): e^(m_old − m) (exp_sfu: exactly 1 when m = m_old), and 1 for a row that has
+// seen no key yet (m_old = −∞; its acc and l are 0, so 0 · r and 0 · 1 are the same bits).
+// Both sides are computed and one kept: no branch.
 __device__ __forceinline__ float rescale_factor(float m_old, float m) {
-  const float r = expf(__fsub_rn(m_old, m));
+  const float r = exp_sfu(__fsub_rn(m_old, m));
   return m_old == -INFINITY ? 1.0f : r;
 }
 
-// The weight exp(logit − m) of a logit under the row's maximum m, without a branch: a row
-// whose maximum is still −∞ has only −∞ logits, whose weights are 0 under any finite m.
+// The weight e^(logit − m) (exp_sfu) of a logit under the row's maximum m, without a branch:
+// a row whose maximum is still −∞ has only −∞ logits, whose weights are 0 under any finite m.
 __device__ __forceinline__ float weight_under(float logit, float m) {
-  return expf(__fsub_rn(logit, m == -INFINITY ? 0.0f : m));
+  return exp_sfu(__fsub_rn(logit, m == -INFINITY ? 0.0f : m));
 }
 
 // One row's online-softmax step over a key block from this lane's 8 logits x (keys in the
