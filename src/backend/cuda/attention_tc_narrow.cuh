@@ -3,9 +3,9 @@
 // has that few rows. Speed only: each row's values are those of split_block
 // (attention_tc_blocks.cuh), computed by the same operations in the same order.
 //   - The tile's rows 8-15 do not exist, so the products run on the top half of the m16 tile
-//     (mma_k16_top: rows 8-15 zeros, their outputs dropped) and only row g = lane / 4 of the C
-//     fragments is kept: half the registers of split_block's scores, weights and acc, and half
-//     its softmax work. Row g's bits are the full tile's (an output row reads only its own row).
+//     (mma_k16_top: rows 8-15 of A zeros, of C scratch) and only row g = lane / 4 of the C
+//     fragments is read: half split_block's weights and softmax work. Row g's bits are the full
+//     tile's (an output row reads only its own row).
 //   - The q tiles hold 8 rows (ldmatrix_x2 gives the A fragment's a[0] and a[2]).
 //   - Slots: K and V of a key block through two slots (each staged while the other is read,
 //     as walk_halves), or one slot, K then V (less shared memory a block, so more blocks an
@@ -27,12 +27,13 @@ struct NarrowLayout {
   }
 };
 
-// Row g's online-softmax state of one split; acc[t] holds dims 8t + 2(lane % 4) + {0, 1}.
+// Row g's online-softmax state of one split; acc[t][0], [1] hold dims 8t + 2(lane % 4) + {0, 1}
+// (acc[t][2], [3]: mma_k16_top's scratch rows g + 8, never read).
 template <int HD>
 struct NarrowState {
   float m = -INFINITY;
   float l = 0.0f;
-  float acc[HD / 8][2] = {};
+  float acc[HD / 8][4] = {};
 };
 
 // tile_scores for rows 0-7: s[nt] is row g's C fragment of keys 8nt .. 8nt + 7.
@@ -40,8 +41,8 @@ template <typename T, int HD>
 __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
                                               float (&s)[4][2]) {
   const int lane = threadIdx.x & 31;
-  float hi[4][2] = {}, lo[4][2] = {};
-#pragma unroll 1  // kept rolled: unrolled, ptxas gives the same registers
+  float hi[4][4] = {}, lo[4][4] = {};  // [nt][2], [3]: scratch rows g + 8
+#pragma unroll 1                       // kept rolled: unrolled, ptxas gives the same registers
   for (int ks = 0; ks < HD / 16; ++ks) {
     uint32_t ah[2], al[2], b[4][2];
     const uint32_t qa = chunk_at<HD>(lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2);

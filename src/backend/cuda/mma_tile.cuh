@@ -68,10 +68,12 @@ template <typename T>
 __device__ inline void mma_k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
 
 // mma_k16 for an A tile whose rows 8-15 are zeros (a decode block's few rows): a = {a[0], a[2]}
-// of mma_k16's fragment, d = row g's {d[0], d[1]}. Rows g + 8 are computed from zeros and
-// dropped; an mma output (i, j) reads only row i of a and of d, so row g's bits are mma_k16's.
+// of mma_k16's fragment. d is a whole C fragment whose rows g + 8 (d[2], d[3]) are scratch the
+// caller never reads: an mma output (i, j) reads only row i of a and of d, so row g's bits are
+// mma_k16's whatever rows g + 8 hold, and keeping them in place spares a zeroing and moves
+// around every step (two C registers a step would have to be zeros next to row g's).
 template <typename T>
-__device__ inline void mma_k16_top(float (&d)[2], const uint32_t (&a)[2], const uint32_t (&b)[2]);
+__device__ inline void mma_k16_top(float (&d)[4], const uint32_t (&a)[2], const uint32_t (&b)[2]);
 
 // Both for element type T, whose PTX name is TYPE: the instruction string must be a literal.
 #define CAIRN_MMA_K16_FORMS(T, TYPE)                                                              \
@@ -83,14 +85,12 @@ __device__ inline void mma_k16_top(float (&d)[2], const uint32_t (&a)[2], const 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));             \
   }                                                                                               \
   template <>                                                                                     \
-  __device__ inline void mma_k16_top<T>(float(&d)[2], const uint32_t(&a)[2],                      \
+  __device__ inline void mma_k16_top<T>(float(&d)[4], const uint32_t(&a)[2],                      \
                                         const uint32_t(&b)[2]) {                                  \
-    [[maybe_unused]] float x2, x3;                                                                \
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TYPE "." TYPE                           \
-                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %5}, {%7, %8}, {%9, %10, %11, %11};\n"      \
-                 : "=f"(d[0]), "=f"(d[1]), "=f"(x2), "=f"(x3)                                     \
-                 : "r"(a[0]), "r"(0u), "r"(a[1]), "r"(b[0]), "r"(b[1]), "f"(d[0]), "f"(d[1]),     \
-                   "f"(0.0f));                                                                    \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %5}, {%7, %8}, {%0, %1, %2, %3};\n"         \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                 \
+                 : "r"(a[0]), "r"(0u), "r"(a[1]), "r"(b[0]), "r"(b[1]));                          \
   }
 
 CAIRN_MMA_K16_FORMS(__nv_bfloat16, "bf16")
