@@ -60,13 +60,7 @@ CollectiveTimes TensorParallelModel::time_collectives(int64_t rows, int64_t logi
     }
     backend.synchronize();
   };
-  std::function<void()> on_failure = [this] { group_->rank(0).abort(); };
-  try {
-    threads_.run(rank_rounds, on_failure);
-  } catch (...) {
-    group_->rank(0).reset();  // every rank has returned: the group is idle
-    throw;
-  }
+  run_on_ranks(rank_rounds);
   t.all_reduce_seconds = median_of(reduces);
   t.all_gather_seconds = median_of(gathers);
   return t;

@@ -119,9 +119,13 @@ void TensorParallelModel::forward(const ForwardBatch& batch, KvView& kv, Tensor&
     comm.finish();  // its collectives, and so every op before them, done; then the rest
     backend.synchronize();
   };
+  run_on_ranks(rank_step);
+}
+
+void TensorParallelModel::run_on_ranks(const std::function<void(int)>& fn) {
   std::function<void()> on_failure = [this] { group_->rank(0).abort(); };
   try {
-    threads_.run(rank_step, on_failure);
+    threads_.run(fn, on_failure);
   } catch (...) {
     group_->rank(0).reset();  // every rank has returned: the group is idle
     throw;

@@ -7,6 +7,7 @@
 // kv_shard_configs(), each shard on its rank's device.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -63,6 +64,9 @@ class TensorParallelModel final : public Model {
 
  private:
   void check_batch(const ForwardBatch& batch, const Tensor& logits) const;
+  // fn(r) on each rank's thread; a rank that throws aborts the group so that the others
+  // return, and the group is reset before the error is rethrown.
+  void run_on_ranks(const std::function<void(int)>& fn);
 
   ModelConfig config_;
   DecoderOptions options_;
