@@ -189,7 +189,11 @@ std::unique_ptr<KvView> bench_paged_kv(const Model& m, int32_t n_slots, int32_t 
   if (q.enabled()) o.quant = uniform_scheme(m.config(), q.bits, q.group_size, 0);
   const int64_t pages = (n_tokens + o.page_tokens - 1) / o.page_tokens + 1;
   o.budget_bytes = n_slots * pages * o.page_tokens * kv_bytes_per_token(m.config()) + (64 << 20);
-  return std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
+  auto state = std::make_unique<PagedKvState>(m.kv_shard_configs(), o);
+  if (state->n_shards() == 1) return state;
+  std::vector<KvView*> shards;  // a split model reads its ranks' shards (as the engine does)
+  for (int r = 0; r < state->n_shards(); ++r) shards.push_back(&state->shard(r));
+  return std::make_unique<tp::ShardedKvView>(std::move(state), std::move(shards));
 }
 
 // The KV the bench attends: the paged state's, or bench_kv's (--contiguous-kv).
@@ -216,7 +220,7 @@ double decode_seconds(const Ctx& x, Model& m, int32_t n_seqs, int32_t ctx,
                       const ops::KvRowQuant& q) {
   std::unique_ptr<KvView> cache = bench_view(x, m, n_seqs, ctx + x.f.decode_tokens + 6, q);
   KvView& kv = *cache;
-  if (dynamic_cast<PagedKvState*>(&kv) != nullptr) {
+  if (!x.f.contiguous_kv) {
     // Paged: the context computed by prefills of at most ~8k tokens (its values do not change
     // the time; the paged state has no random fill).
     const int32_t group = std::max(1, 8192 / std::max(ctx, 1));

@@ -14,6 +14,11 @@ ShardedKvView::ShardedKvView(std::vector<KvView*> shards) : shards_(std::move(sh
   check();
 }
 
+ShardedKvView::ShardedKvView(std::unique_ptr<KvView> owner, std::vector<KvView*> shards)
+    : owner_(std::move(owner)), shards_(std::move(shards)) {
+  check();
+}
+
 void ShardedKvView::check() const {
   if (shards_.empty()) fail(ErrorCode::kInvalidArgument, "a sharded KV view needs ≥ 1 shard");
   for (const KvView* s : shards_)

@@ -17,6 +17,8 @@ class ShardedKvView final : public KvView {
   explicit ShardedKvView(std::vector<std::unique_ptr<KvView>> shards);
   // Borrows shards the caller keeps alive (the engine's PagedKvState shards).
   explicit ShardedKvView(std::vector<KvView*> shards);
+  // Borrows shards that `owner` holds (a PagedKvState's), and keeps owner alive.
+  ShardedKvView(std::unique_ptr<KvView> owner, std::vector<KvView*> shards);
 
   int n_shards() const { return static_cast<int>(shards_.size()); }
   KvView& shard(int rank) { return *shards_.at(static_cast<size_t>(rank)); }
@@ -29,6 +31,7 @@ class ShardedKvView final : public KvView {
   void check() const;
 
   std::vector<std::unique_ptr<KvView>> owned_;  // empty when borrowed
+  std::unique_ptr<KvView> owner_;               // what holds borrowed shards, if given
   std::vector<KvView*> shards_;                 // [n_ranks]
 };
 

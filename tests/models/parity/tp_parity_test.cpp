@@ -225,6 +225,26 @@ TEST_P(TpParityTest, CollectivesTimedAloneLeaveTheModelAsItWas) {
   EXPECT_THROW(tp_->time_collectives(4, 1, 0), Error) << "no rounds";
 }
 
+// One paged state holding every rank's shard (as the engine and the bench keep it), read through
+// a view that owns it: the same logits as a paged state a shard.
+TEST_P(TpParityTest, OnePagedStateOfShardsThroughAnOwningView) {
+  if (GetParam().n_ranks == 1) GTEST_SKIP() << "several ranks only";
+  const std::vector<int32_t>& p = ref_.prompt_ids;
+  const auto n = static_cast<int64_t>(p.size());
+  std::unique_ptr<KvView> apart = cache_for(*tp_);
+  const std::vector<float> want = run_span(*tp_, *apart, 0, p, 0, n);
+  PagedKvOptions o;
+  o.page_tokens = 16;
+  o.budget_bytes = int64_t{64} << 20;
+  o.full_store = KvStore::kF32;
+  o.device = {kKind, 0};
+  auto state = std::make_unique<PagedKvState>(tp_->kv_shard_configs(), o);
+  std::vector<KvView*> shards;
+  for (int r = 0; r < state->n_shards(); ++r) shards.push_back(&state->shard(r));
+  tp::ShardedKvView together(std::move(state), std::move(shards));
+  EXPECT_EQ(run_span(*tp_, together, 0, p, 0, n), want);
+}
+
 // Each rank's KV shard holds its own heads: a position costs its share of the
 // unsharded state's bytes (all of them for a replicated KV head).
 TEST_P(TpParityTest, EachRankHoldsItsOwnKvHeads) {
