@@ -15,6 +15,7 @@
 #include "backend/on_device.h"
 #include "backend/ops.h"
 #include "core/error.h"
+#include "core/median.h"
 #include "kv/device_cache.h"
 #include "kv/paged_kv.h"
 #include "model/decoder.h"
@@ -139,11 +140,6 @@ double step(Model& m, KvView& kv, int32_t n_seqs, int32_t first_slot, int32_t po
   m.forward(b, kv, logits);
   ops::sample_rows(logits, greedy, {&ids, &lps, nullptr, nullptr});
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

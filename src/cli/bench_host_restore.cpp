@@ -8,6 +8,7 @@
 
 #include "backend/device.h"
 #include "cli/bench_restore.h"
+#include "core/median.h"
 #include "model/config.h"
 
 namespace cairn {
@@ -15,11 +16,6 @@ namespace cairn {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 double copy_gbs(DeviceBackend& dev, const Tensor& src, Tensor& dst) {
   std::vector<double> gbs;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "core/median.h"
 #include "model/config.h"
 #include "prefix/disk_bandwidth.h"
 
@@ -87,11 +88,6 @@ Round restore_round(Model& model, const EngineOptions& o, const std::vector<int3
   r.pages = st.ssd_restored_pages - before.ssd_restored_pages;
   r.bytes = st.ssd_restore_bytes - before.ssd_restore_bytes;
   return r;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 std::vector<double> ttfts_of(const std::vector<Round>& rs, bool overlapped) {

@@ -6,6 +6,7 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#include "core/median.h"
 #include "model/tp/tensor_parallel_model.h"
 #include "model/tp/vocab_parallel.h"
 
@@ -16,11 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 }  // namespace
@@ -61,8 +57,8 @@ CollectiveTimes TensorParallelModel::time_collectives(int64_t rows, int64_t logi
     backend.synchronize();
   };
   run_on_ranks(rank_rounds);
-  t.all_reduce_seconds = median_of(reduces);
-  t.all_gather_seconds = median_of(gathers);
+  t.all_reduce_seconds = median(reduces);
+  t.all_gather_seconds = median(gathers);
   return t;
 }
 

@@ -48,13 +48,17 @@ bool device_missing() {
   }
 }
 
-std::unique_ptr<KvView> paged(const ModelConfig& c) {
+PagedKvOptions paged_options() {
   PagedKvOptions o;
   o.page_tokens = 16;
   o.budget_bytes = int64_t{64} << 20;
   o.full_store = KvStore::kF32;
   o.device = {kKind, 0};
-  return std::make_unique<PagedKvState>(c, o);
+  return o;
+}
+
+std::unique_ptr<KvView> paged(const ModelConfig& c) {
+  return std::make_unique<PagedKvState>(c, paged_options());
 }
 
 // A cache for `m`: one paged state per KV shard, sharded when there are several.
@@ -233,12 +237,7 @@ TEST_P(TpParityTest, OnePagedStateOfShardsThroughAnOwningView) {
   const auto n = static_cast<int64_t>(p.size());
   std::unique_ptr<KvView> apart = cache_for(*tp_);
   const std::vector<float> want = run_span(*tp_, *apart, 0, p, 0, n);
-  PagedKvOptions o;
-  o.page_tokens = 16;
-  o.budget_bytes = int64_t{64} << 20;
-  o.full_store = KvStore::kF32;
-  o.device = {kKind, 0};
-  auto state = std::make_unique<PagedKvState>(tp_->kv_shard_configs(), o);
+  auto state = std::make_unique<PagedKvState>(tp_->kv_shard_configs(), paged_options());
   std::vector<KvView*> shards;
   for (int r = 0; r < state->n_shards(); ++r) shards.push_back(&state->shard(r));
   tp::ShardedKvView together(std::move(state), std::move(shards));
