@@ -281,11 +281,22 @@ double bench_prefill(const Ctx& x, Model& m) {
   return n / s;
 }
 
+// With the model split over ranks: the link the collectives cross, a copy of 64 MiB from rank
+// 0's memory to rank 1's (GB/s; 0 when not split).
+double bench_link(Model& m) {
+  auto* split = dynamic_cast<tp::TensorParallelModel*>(&m);
+  if (split == nullptr) return 0.0;
+  constexpr int64_t kBytes = int64_t{64} << 20;
+  const double gbs = static_cast<double>(kBytes) / split->time_link(kBytes, 5) / 1e9;
+  fmt::print("  link: a copy of 64 MiB from rank 0's memory to rank 1's at {:.1f} GB/s\n", gbs);
+  return gbs;
+}
+
 // With the model split over ranks: the step's collectives (one all-reduce of [rows, hidden] f32
 // for the embedding and two a layer, one all-gather of the logits) run alone on the ranks'
 // group, against the step's time; an all-reduce's bus bandwidth as NCCL counts it (bytes ×
-// 2(n − 1)/n over its time), the figure to set against the GPUs' link.
-void bench_collectives(Model& m, int64_t rows, int64_t logit_rows, double step_s) {
+// 2(n − 1)/n over its time) against the link (bench_link's GB/s).
+void bench_collectives(Model& m, double link_gbs, int64_t rows, int64_t logit_rows, double step_s) {
   auto* split = dynamic_cast<tp::TensorParallelModel*>(&m);
   if (split == nullptr) return;
   const tp::CollectiveTimes t = split->time_collectives(rows, logit_rows, 8);
@@ -293,9 +304,10 @@ void bench_collectives(Model& m, int64_t rows, int64_t logit_rows, double step_s
   const double bus = static_cast<double>(t.all_reduce_bytes) * 2.0 * (n - 1) / n / each / 1e9;
   fmt::print(
       "    collectives alone: {} all-reduces of {:.1f} KiB in {:.0f} us ({:.1f} us each, bus "
-      "{:.1f} GB/s), an all-gather of {:.1f} KiB in {:.0f} us: {:.1f}% of the step\n",
+      "{:.1f} GB/s = {:.1f}% of the link), an all-gather of {:.1f} KiB in {:.0f} us: {:.1f}% of "
+      "the step\n",
       t.all_reduces, t.all_reduce_bytes / 1024.0, t.all_reduce_seconds * 1e6, each * 1e6, bus,
-      t.all_gather_bytes / 1024.0, t.all_gather_seconds * 1e6,
+      100.0 * bus / link_gbs, t.all_gather_bytes / 1024.0, t.all_gather_seconds * 1e6,
       100.0 * (t.all_reduce_seconds + t.all_gather_seconds) / step_s);
 }
 
@@ -401,12 +413,13 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
         std::chrono::duration<double>(Clock::now() - t0).count(), f.prompt_tokens,
         f.contiguous_kv ? " (random, contiguous)"
                         : " in the engine's paged state (pages of 32 tokens)");
+    const double link = bench_link(*m);
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
-    bench_collectives(*m, 1, 1, 1.0 / decode1);
+    bench_collectives(*m, link, 1, 1, 1.0 / decode1);
     for (int32_t b : f.batches)
-      bench_collectives(*m, b, b, b / bench_decode(x, *m, b, f.prompt_tokens));
+      bench_collectives(*m, link, b, b, b / bench_decode(x, *m, b, f.prompt_tokens));
     const double prefill = bench_prefill(x, *m);
-    bench_collectives(*m, f.prefill_tokens, 1, f.prefill_tokens / prefill);
+    bench_collectives(*m, link, f.prefill_tokens, 1, f.prefill_tokens / prefill);
     if (name == f.shapes.front() && f.tensor_parallel == 1) bench_extras(x, *m, decode1, prefill);
   }
 }

@@ -1,4 +1,5 @@
-// TensorParallelModel::time_collectives: a step's collectives alone, timed on rank 0's thread.
+// TensorParallelModel::time_collectives and time_link: a step's collectives alone, and the link
+// they cross, timed on rank 0's thread.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -60,6 +61,38 @@ CollectiveTimes TensorParallelModel::time_collectives(int64_t rows, int64_t logi
   t.all_reduce_seconds = median(reduces);
   t.all_gather_seconds = median(gathers);
   return t;
+}
+
+double TensorParallelModel::time_link(int64_t bytes, int rounds) {
+  if (n_ranks() < 2 || bytes < 4 || rounds < 1)
+    fail(ErrorCode::kInvalidArgument, "time_link: {} ranks, {} bytes, {} rounds", n_ranks(), bytes,
+         rounds);
+  std::vector<Tensor> ends(2);  // rank 0's (source), rank 1's (target)
+  std::vector<double> times(static_cast<size_t>(rounds));
+  DeviceBackend& backend = device_backend(kind_);
+  backend.synchronize();
+  auto on_rank = [&](int r, const std::function<void()>& fn) {
+    run_on_ranks([&](int rank) {
+      if (rank == r) fn();
+    });
+  };
+  for (int r : {0, 1})
+    on_rank(r, [&] {
+      Tensor t = empty_on({kind_, devices_[static_cast<size_t>(r)]}, {bytes / 4}, DType::kF32);
+      fill_zeros(t);
+      backend.synchronize();
+      ends[static_cast<size_t>(r)] = std::move(t);
+    });
+  on_rank(0, [&] {
+    for (int i = -1; i < rounds; ++i) {  // round -1: untimed
+      const Clock::time_point t0 = Clock::now();
+      backend.copy(ends[0], ends[1]);
+      backend.synchronize();
+      if (i >= 0) times[static_cast<size_t>(i)] = seconds_since(t0);
+    }
+  });
+  for (int r : {0, 1}) on_rank(r, [&] { ends[static_cast<size_t>(r)] = Tensor(); });
+  return median(times);
 }
 
 }  // namespace cairn::tp

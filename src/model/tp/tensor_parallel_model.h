@@ -58,6 +58,10 @@ class TensorParallelModel final : public Model {
   // may set up its connections). What a step spends in collectives, less any overlap with
   // its kernels; the ranks' other work is not touched.
   CollectiveTimes time_collectives(int64_t rows, int64_t logit_rows, int rounds);
+  // The link the collectives cross: one copy of `bytes` from rank 0's memory to rank 1's (on
+  // their devices, issued on rank 0's thread), `rounds` times after an untimed one; the
+  // median's seconds. Error(kInvalidArgument) for one rank, bytes < 4 or rounds < 1.
+  double time_link(int64_t bytes, int rounds);
 
   const ShardPlan& plan() const { return plan_; }
   int n_ranks() const { return plan_.n_ranks; }

@@ -229,6 +229,20 @@ TEST_P(TpParityTest, CollectivesTimedAloneLeaveTheModelAsItWas) {
   EXPECT_THROW(tp_->time_collectives(4, 1, 0), Error) << "no rounds";
 }
 
+// The link between rank 0's memory and rank 1's: a time for several ranks (an error for one,
+// for too few bytes or no rounds), the logits unchanged after.
+TEST_P(TpParityTest, LinkTimedAloneLeavesTheModelAsItWas) {
+  if (GetParam().n_ranks == 1) {
+    EXPECT_THROW(tp_->time_link(1 << 20, 1), Error) << "one rank has no link";
+    return;
+  }
+  const std::vector<std::vector<float>> before = run(*tp_, 7);
+  EXPECT_GT(tp_->time_link(1 << 20, 3), 0.0);
+  EXPECT_EQ(run(*tp_, 7), before) << "logits after the timed link";
+  EXPECT_THROW(tp_->time_link(2, 1), Error) << "fewer bytes than one float";
+  EXPECT_THROW(tp_->time_link(1 << 20, 0), Error) << "no rounds";
+}
+
 // One paged state holding every rank's shard (as the engine and the bench keep it), read through
 // a view that owns it: the same logits as a paged state a shard.
 TEST_P(TpParityTest, OnePagedStateOfShardsThroughAnOwningView) {
