@@ -71,27 +71,24 @@ double TensorParallelModel::time_link(int64_t bytes, int rounds) {
   std::vector<double> times(static_cast<size_t>(rounds));
   DeviceBackend& backend = device_backend(kind_);
   backend.synchronize();
-  auto on_rank = [&](int r, const std::function<void()>& fn) {
-    run_on_ranks([&](int rank) {
-      if (rank == r) fn();
-    });
-  };
-  for (int r : {0, 1})
-    on_rank(r, [&] {
-      Tensor t = empty_on({kind_, devices_[static_cast<size_t>(r)]}, {bytes / 4}, DType::kF32);
-      fill_zeros(t);
-      backend.synchronize();
-      ends[static_cast<size_t>(r)] = std::move(t);
-    });
-  on_rank(0, [&] {
-    for (int i = -1; i < rounds; ++i) {  // round -1: untimed
+  run_on_ranks([&](int r) {  // each end made on its own rank's thread and device
+    if (r > 1) return;
+    Tensor t = empty_on({kind_, devices_[static_cast<size_t>(r)]}, {bytes / 4}, DType::kF32);
+    fill_zeros(t);
+    backend.synchronize();
+    ends[static_cast<size_t>(r)] = std::move(t);
+  });
+  run_on_ranks([&](int r) {
+    for (int i = -1; i < rounds && r == 0; ++i) {  // round -1: untimed
       const Clock::time_point t0 = Clock::now();
       backend.copy(ends[0], ends[1]);
       backend.synchronize();
       if (i >= 0) times[static_cast<size_t>(i)] = seconds_since(t0);
     }
   });
-  for (int r : {0, 1}) on_rank(r, [&] { ends[static_cast<size_t>(r)] = Tensor(); });
+  run_on_ranks([&](int r) {
+    if (r < 2) ends[static_cast<size_t>(r)] = Tensor();
+  });
   return median(times);
 }
 
