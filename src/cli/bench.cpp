@@ -165,6 +165,7 @@ std::string engine_bench_model(const BenchFlags& f) {
 std::unique_ptr<Model> load_bench_model(const BenchFlags& f, double& weight_bytes) {
   const Device d = f.engine.tensor_parallel > 1 ? Device::cpu() : resolve_device(f.device);
   if (f.model.empty() && d.kind != DeviceKind::kCpu) {
+    apply_attention_precision(f.graphs, d.kind);
     const bool named = f.shapes.size() == 1 && f.shapes.front() != kDefaultCpuShape;
     std::unique_ptr<Model> m = make_device_bench_model(named ? f.shapes.front() : "llama-3.1-8b",
                                                        f.work_dir, d, f.gpu.layers);
@@ -227,6 +228,7 @@ void run_bench(const BenchFlags& f) {
     g.max_graph_batch = f.graphs.max_batch();
     g.kv_group_size = f.engine.kv.kv.group_size;  // --kv-group-size: the long decode's 8/4-bit KV
     g.tensor_parallel = f.engine.tensor_parallel;
+    apply_attention_precision(f.graphs, d.kind);
     return run_device_bench(g, d);
   }
   Limits lim{ops::cpu::measure_memory_bandwidth_gbs(), ops::cpu::measure_f32_gemm_gflops()};

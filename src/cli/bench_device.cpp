@@ -348,6 +348,27 @@ void bench_extras(const Ctx& x, Model& m, double decode_on, double prefill_on) {
       100.0 * (decode_off / decode_on - 1.0), 100.0 * (prefill_off / prefill_on - 1.0));
 }
 
+// The attention's other precision (--attention-precision; exact by default): decode at batch 1
+// and at the largest batch, and the long prefill, against this run's figures.
+void bench_other_precision(const Ctx& x, Model& m, double decode_on, double batch_on,
+                           double prefill_on) {
+  DeviceBackend& dev = device_backend(x.device.kind);
+  const bool fast = !dev.fast_attention();
+  const int32_t batch = x.f.batches.empty() ? 1 : x.f.batches.back();
+  dev.set_fast_attention(fast);
+  fmt::print("  attention products {}:\n", fast ? "fast" : "exact");
+  const double decode = bench_decode(x, m, 1, x.f.prompt_tokens);
+  const double batched = bench_decode(x, m, batch, x.f.prompt_tokens);
+  const double prefill = bench_prefill(x, m);
+  dev.set_fast_attention(!fast);
+  fmt::print(
+      "  fast attention products against exact: decode batch 1 {:+.1f}%, batch {} {:+.1f}%, "
+      "prefill {:+.1f}%\n",
+      100.0 * (fast ? decode / decode_on - 1.0 : decode_on / decode - 1.0), batch,
+      100.0 * (fast ? batched / batch_on - 1.0 : batch_on / batched - 1.0),
+      100.0 * (fast ? prefill / prefill_on - 1.0 : prefill_on / prefill - 1.0));
+}
+
 // Each rank's GPU: --rank-devices, then r for the ranks it does not name.
 std::vector<int> rank_devices(const DeviceBenchFlags& f) {
   std::vector<int> devices = f.rank_devices;
@@ -416,11 +437,16 @@ void run_device_bench(const DeviceBenchFlags& f, Device device) {
     const double link = bench_link(*m);
     const double decode1 = bench_decode(x, *m, 1, f.prompt_tokens);
     bench_collectives(*m, link, 1, 1, 1.0 / decode1);
-    for (int32_t b : f.batches)
-      bench_collectives(*m, link, b, b, b / bench_decode(x, *m, b, f.prompt_tokens));
+    double batched = decode1;  // the largest batch's tok/s
+    for (int32_t b : f.batches) {
+      batched = bench_decode(x, *m, b, f.prompt_tokens);
+      bench_collectives(*m, link, b, b, b / batched);
+    }
     const double prefill = bench_prefill(x, *m);
     bench_collectives(*m, link, f.prefill_tokens, 1, f.prefill_tokens / prefill);
-    if (name == f.shapes.front() && f.tensor_parallel == 1) bench_extras(x, *m, decode1, prefill);
+    if (name != f.shapes.front() || f.tensor_parallel > 1) continue;
+    bench_extras(x, *m, decode1, prefill);
+    bench_other_precision(x, *m, decode1, batched, prefill);
   }
 }
 

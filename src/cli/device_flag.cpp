@@ -20,6 +20,15 @@ void add_graph_flags(CLI::App& cmd, GraphFlags& flags) {
                  "largest decode batch replayed from captured CUDA graphs")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd.add_option("--attention-precision", flags.attention_precision,
+                 "GPU attention products: exact (q and p in two bf16 parts each, within 1e-5 of "
+                 "f32) or fast (rounded once to the KV dtype, as FlashAttention; fewer products)")
+      ->check(CLI::IsMember({"exact", "fast"}))
+      ->capture_default_str();
+}
+
+void apply_attention_precision(const GraphFlags& flags, DeviceKind kind) {
+  device_backend(kind).set_fast_attention(flags.attention_precision == "fast");
 }
 
 Device resolve_device(const std::string& flag) {
@@ -52,11 +61,14 @@ Device resolve_rank_device(const std::string& flag, int n_ranks) {
 void place_model(std::unique_ptr<Model>& model, const std::string& device, int n_ranks,
                  const GraphFlags& graphs) {
   if (n_ranks == 1) {
-    model->to_device(resolve_device(device));
+    const Device d = resolve_device(device);
+    apply_attention_precision(graphs, d.kind);
+    model->to_device(d);
     model->set_step_graphs(graphs.max_batch());
     return;
   }
   const Device d = resolve_rank_device(device, n_ranks);
+  apply_attention_precision(graphs, d.kind);
   model = tp::make_tensor_parallel(std::move(model), n_ranks);
   model->to_device(d);
 }

@@ -14,13 +14,18 @@ namespace cairn {
 void add_device_flag(CLI::App& cmd, std::string& device);
 
 // `--enforce-eager` and `--max-cudagraph-capture-size N` (vLLM's names): on a GPU,
-// decode steps of up to N sequences replay captured CUDA graphs (docs/cuda.md).
+// decode steps of up to N sequences replay captured CUDA graphs (docs/cuda.md). And
+// `--attention-precision exact|fast`: the GPU attention's tensor-core products
+// (DeviceBackend::set_fast_attention; the CPU computes in f32 either way).
 struct GraphFlags {
   bool enforce_eager = false;
   int64_t max_capture_size = kDefaultGraphBatch;
+  std::string attention_precision = "exact";
   int64_t max_batch() const { return enforce_eager ? 0 : max_capture_size; }
 };
 void add_graph_flags(CLI::App& cmd, GraphFlags& flags);
+// Sets the backend of `kind`'s attention precision from flags (process-wide: before a run).
+void apply_attention_precision(const GraphFlags& flags, DeviceKind kind);
 
 // The device `flag` names. Error(kUnsupported) for cuda without a GPU or a
 // CUDA build; Error(kInvalidArgument) for another word.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 
+#include "backend/device.h"
 #include "core/error.h"
 #include "engine/engine_loop.h"
 #include "engine/request_check.h"
@@ -29,10 +30,15 @@ int64_t n_kv_shards(const Model& m) {
 // The KV scheme's name, with the shard count of a tensor-parallel model: its
 // pages hold every shard's heads, so prefix namespaces (RAM and SSD) and
 // checkpoint keys at N ranks never meet those at another N.
+// The KV format, the shards and the arithmetic that computes the KV (DeviceBackend::numerics):
+// pages computed under another scheme would give other tokens than recomputing them, so the
+// tiers never share them.
 std::string scheme_of(const Model& m, const EngineOptions& o) {
-  const std::string name = kv_scheme_name(paged_kv_options(m.config(), o.kv, o.kv_budget_bytes));
+  std::string name = kv_scheme_name(paged_kv_options(m.config(), o.kv, o.kv_budget_bytes));
   const int64_t n = n_kv_shards(m);
-  return n > 1 ? fmt::format("{}|tp{}", name, n) : name;
+  if (n > 1) name += fmt::format("|tp{}", n);
+  const std::string numerics = device_backend(m.device().kind).numerics();
+  return numerics == "cpu" ? name : name + "|" + numerics;
 }
 
 // Each shard's pool gets an equal part of --kv-budget (and the prefix cache,

@@ -49,58 +49,60 @@ __global__ void __launch_bounds__(kThreads) fused_kernel(Params p) {
 }
 
 // Tensor-core blocks: one warp per (key split, KV head, 16 rows); small grids take
-// tc_wide_kernel's four warps instead.
-template <typename T, int HD>
+// tc_wide_kernel's four warps instead. Exact: the products' precision (attention_tc_math.cuh;
+// one kernel each).
+template <typename T, int HD, bool Exact>
 __global__ void __launch_bounds__(32) tc_split_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, blockIdx.z * tc::kRows,
-                         blockIdx.x, blockIdx.x + 1);
+  tc::split_block<T, HD, Exact>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                                blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
 // The four-warp blocks alone, bounded to one block an SM (attention_seqs.cu's
 // seqs_tc_wide_kernel says why).
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __global__ void __launch_bounds__(kThreads, 1) tc_wide_kernel(Params p) {
   extern __shared__ float4 smem4[];
-  tc::coop_split_block<T, HD>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                              blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
+  tc::coop_split_block<T, HD, Exact>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                                     blockIdx.z * tc::kRows, blockIdx.x, blockIdx.x + 1);
 }
 
 // tc::fused_warps warps per (16 rows a warp, KV head); the last rows (the most keys, when
 // causal) first.
-template <typename T, int HD, int W>
+template <typename T, int HD, int W, bool Exact>
 __global__ void __launch_bounds__(W * 32) tc_fused_kernel(Params p) {
   extern __shared__ float4 smem4[];
   const int tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  tc::fused_block<T, HD, W>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y, tile * W * tc::kRows);
+  tc::fused_block<T, HD, W, Exact>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
+                                   tile * W * tc::kRows);
 }
 
-template <typename T, int HD, int W>
+template <typename T, int HD, int W, bool Exact>
 void launch_tc_fused(const Params& p) {
   const size_t smem = tc::Layout<HD>::bytes(W, true);
-  static const bool ready = (allow_smem(tc_fused_kernel<T, HD, W>, smem), true);
+  static const bool ready = (allow_smem(tc_fused_kernel<T, HD, W, Exact>, smem), true);
   (void)ready;
   const dim3 grid(blocks_for(static_cast<int64_t>(p.n_q) * p.group, W * tc::kRows),
                   static_cast<unsigned>(p.n_kv_heads));
-  tc_fused_kernel<T, HD, W><<<grid, W * 32, smem, stream()>>>(p);
+  tc_fused_kernel<T, HD, W, Exact><<<grid, W * 32, smem, stream()>>>(p);
   check_launch("attention tc_fused_kernel");
 }
 
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 void launch_tc(const Params& p, bool split_path) {
   const int rows_per_head = p.n_q * p.group;
   if (split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
-    static const bool ready = (allow_smem(tc_split_kernel<T, HD>, smem),
-                               allow_smem(tc_wide_kernel<T, HD>, wide_smem), true);
+    static const bool ready = (allow_smem(tc_split_kernel<T, HD, Exact>, smem),
+                               allow_smem(tc_wide_kernel<T, HD, Exact>, wide_smem), true);
     (void)ready;
     const dim3 grid(static_cast<unsigned>(p.n_splits), static_cast<unsigned>(p.n_kv_heads),
                     blocks_for(rows_per_head, tc::kRows));
     if (tc::wide_staging(static_cast<int64_t>(grid.x) * grid.y * grid.z))
-      tc_wide_kernel<T, HD><<<grid, kThreads, wide_smem, stream()>>>(p);
+      tc_wide_kernel<T, HD, Exact><<<grid, kThreads, wide_smem, stream()>>>(p);
     else
-      tc_split_kernel<T, HD><<<grid, 32, smem, stream()>>>(p);
+      tc_split_kernel<T, HD, Exact><<<grid, 32, smem, stream()>>>(p);
     check_launch("attention tc_split_kernel");
     combine_kernel<HD / 32>
         <<<blocks_for(static_cast<int64_t>(p.n_q) * p.n_heads, kWarps), kThreads, 0, stream()>>>(p);
@@ -109,8 +111,15 @@ void launch_tc(const Params& p, bool split_path) {
   }
   if constexpr (HD == 128)
     if (tc::fused_warps(HD, rows_per_head, p.n_kv_heads) == 12)
-      return launch_tc_fused<T, HD, 12>(p);
-  launch_tc_fused<T, HD, kWarps>(p);
+      return launch_tc_fused<T, HD, 12, Exact>(p);
+  launch_tc_fused<T, HD, kWarps, Exact>(p);
+}
+
+// The tensor-core kernels of the call's precision (p.fast).
+template <typename T, int HD>
+void launch_tc(const Params& p, bool split_path) {
+  if (p.fast) return launch_tc<T, HD, false>(p, split_path);
+  launch_tc<T, HD, true>(p, split_path);
 }
 
 template <typename T, int S>
@@ -172,6 +181,14 @@ std::atomic<bool>& tensor_core_switch() {
   static std::atomic<bool> on{[] {
     const char* v = std::getenv("CAIRN_ATTENTION_TENSOR_CORES");
     return v == nullptr || std::string(v) != "0";
+  }()};
+  return on;
+}
+
+std::atomic<bool>& fast_products_switch() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_PRECISION");
+    return v != nullptr && std::string(v) == "fast";
   }()};
   return on;
 }
@@ -295,6 +312,13 @@ bool attention_tensor_cores() {
   return attn::tensor_core_switch().load();
 }
 
+void set_attention_fast_products(bool on) {
+  attn::fast_products_switch().store(on);
+}
+bool attention_fast_products() {
+  return attn::fast_products_switch().load();
+}
+
 void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                const ops::AttentionParams& ap, Tensor& out) {
@@ -310,6 +334,7 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   p.n_splits = (p.n_kv + kSplitKeys - 1) / kSplitKeys;
   p.stride = smem_stride(p.head_dim);
   p.scale = ap.scale, p.softcap = ap.softcap, p.window = ap.window;
+  p.fast = attention_fast_products();
   const size_t esize = k.dtype() == DType::kF32 ? 4 : 2;
   p.vec_loads = (p.head_dim * esize) % 16 == 0 && reinterpret_cast<uintptr_t>(k.raw()) % 16 == 0 &&
                 reinterpret_cast<uintptr_t>(v.raw()) % 16 == 0;

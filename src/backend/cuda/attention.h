@@ -37,5 +37,13 @@ void set_attention_narrow_blocks(int slots);
 // unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
 void set_attention_staged_combine(int mode);
 bool attention_tensor_cores();
+// The tensor-core rows' products (attention_tc_math.cuh): exact (false, the default: q and p in
+// hi and lo parts, within 1e-5 of the f32 CPU reference) or fast (true: q and p rounded once to
+// the K/V dtype, half the tensor-core steps, FlashAttention's bf16 precision). Each gives the
+// same bits on every path, batch and chunking, but not the other's: set it before the first
+// attention of a run. CAIRN_ATTENTION_PRECISION=fast in the environment turns it on (read once
+// per process); `--attention-precision fast` (DeviceBackend::set_attention_precision).
+void set_attention_fast_products(bool on);
+bool attention_fast_products();
 
 }  // namespace cairn::cuda

@@ -69,6 +69,7 @@ struct Params {
   int group_size, row_bytes;  // quantized K/V rows (attention_quant.cuh) only
   float scale, softcap;
   int window;
+  bool fast;  // tensor-core rows: fast products (attention_tc_math.cuh), else exact
   // Paged K/V (ops::KvPages) when non-null, k and v then unused: key j's rows
   // start at pages[j / page_tokens] + k_off (v_off) + (j % page_tokens) * token
   // bytes. A null page (released out of a window) reads as zeros.

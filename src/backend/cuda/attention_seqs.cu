@@ -128,8 +128,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // Block x takes key splits [x · per_block, (x + 1) · per_block) of its sequence: on 16-row
 // blocks of NT threads (Slots 0), or on narrow one-warp blocks staging through Slots slots
-// (decode grids: every sequence at most 8 rows a KV head).
-template <typename T, int HD, int NT, int Slots>
+// (decode grids: every sequence at most 8 rows a KV head). Exact: the products' precision
+// (attention_tc_math.cuh; one kernel each).
+template <typename T, int HD, int NT, int Slots, bool Exact>
 __device__ __forceinline__ void split_blocks(const Params& base, const SeqTable& seqs, int n_seqs,
                                              int per_block) {
   pdl_enter();
@@ -142,39 +143,39 @@ __device__ __forceinline__ void split_blocks(const Params& base, const SeqTable&
   const int row0 = (blockIdx.z - e.split_begin) * tc::kRows,
             end = min(first + per_block, p.n_splits);
   if constexpr (Slots > 0)
-    tc::narrow_split_block<T, HD, Slots>(p, smem, blockIdx.y, row0, first, end);
+    tc::narrow_split_block<T, HD, Slots, Exact>(p, smem, blockIdx.y, row0, first, end);
   else
-    tc::any_split_block<T, HD, NT>(p, smem, blockIdx.y, row0, first, end);
+    tc::any_split_block<T, HD, NT, Exact>(p, smem, blockIdx.y, row0, first, end);
 }
 
 // The one-warp blocks (16 rows, or narrow with Slots > 0).
-template <typename T, int HD, int Slots = 0>
+template <typename T, int HD, int Slots, bool Exact>
 __global__ void __launch_bounds__(32)
     seqs_tc_split_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
                          int per_block) {
-  split_blocks<T, HD, 32, Slots>(base, seqs, n_seqs, per_block);
+  split_blocks<T, HD, 32, Slots, Exact>(base, seqs, n_seqs, per_block);
 }
 
 // The four-warp blocks of small grids (tc::coop_split_block), bounded to one block an SM:
 // left to itself the compiler held them to 128 registers a thread and spilled, where a small
 // grid (fewer blocks than twice the SMs) never needs more than two blocks an SM.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __global__ void __launch_bounds__(kThreads, 1)
     seqs_tc_wide_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs,
                         int per_block) {
-  split_blocks<T, HD, kThreads, 0>(base, seqs, n_seqs, per_block);
+  split_blocks<T, HD, kThreads, 0, Exact>(base, seqs, n_seqs, per_block);
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal.
-template <typename T, int HD, int W>
+template <typename T, int HD, int W, bool Exact>
 __global__ void __launch_bounds__(W * 32)
     seqs_tc_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, block, gridDim.x);
-  tc::fused_block<T, HD, W>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                            (block - e.fused_begin) * W * tc::kRows);
+  tc::fused_block<T, HD, W, Exact>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4),
+                                   blockIdx.y, (block - e.fused_begin) * W * tc::kRows);
 }
 
 // The table and the grids of one call.
@@ -300,34 +301,34 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
 }
 
 // The narrow blocks' grid (one block of 8 rows a sequence and KV head, per_block splits each).
-template <typename T, int HD, int Slots>
+template <typename T, int HD, int Slots, bool Exact>
 void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, dim3 grid,
                    int per_block) {
   const size_t smem = tc::NarrowLayout<HD>::bytes(Slots);
-  static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, Slots>, smem), true);
+  static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, Slots, Exact>, smem), true);
   (void)ready;
-  launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, Slots>, grid, 32, smem, base,
-                table, static_cast<int>(plan.seqs.size()), per_block);
+  launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, Slots, Exact>, grid, 32, smem,
+                base, table, static_cast<int>(plan.seqs.size()), per_block);
 }
 
-template <typename T, int HD, int W>
+template <typename T, int HD, int W, bool Exact>
 void launch_tc_fused(const Params& base, const Plan& plan, const SeqTable& table) {
   const size_t smem = tc::Layout<HD>::bytes(W, true);
-  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD, W>, smem), true);
+  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD, W, Exact>, smem), true);
   (void)ready;
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
-  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD, W>, grid, W * 32, smem, base,
-                table, static_cast<int>(plan.seqs.size()));
+  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD, W, Exact>, grid, W * 32, smem,
+                base, table, static_cast<int>(plan.seqs.size()));
 }
 
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
   const int n = static_cast<int>(plan.seqs.size());
   if (plan.split_path) {
     const size_t smem = tc::Layout<HD>::split_bytes(false),
                  wide_smem = tc::Layout<HD>::split_bytes(true);
-    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD>, smem),
-                               allow_smem(seqs_tc_wide_kernel<T, HD>, wide_smem), true);
+    static const bool ready = (allow_smem(seqs_tc_split_kernel<T, HD, 0, Exact>, smem),
+                               allow_smem(seqs_tc_wide_kernel<T, HD, Exact>, wide_smem), true);
     (void)ready;
     const int64_t blocks =
         static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
@@ -338,21 +339,28 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(plan.split_blocks));
     const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
     if (wide)
-      launch_kernel("seqs_tc_wide_kernel", seqs_tc_wide_kernel<T, HD>, grid, kThreads, wide_smem,
-                    base, table, n, per_block);
+      launch_kernel("seqs_tc_wide_kernel", seqs_tc_wide_kernel<T, HD, Exact>, grid, kThreads,
+                    wide_smem, base, table, n, per_block);
     else if (narrow == 1)
-      launch_narrow<T, HD, 1>(base, plan, table, grid, per_block);
+      launch_narrow<T, HD, 1, Exact>(base, plan, table, grid, per_block);
     else if (narrow == 2)
-      launch_narrow<T, HD, 2>(base, plan, table, grid, per_block);
+      launch_narrow<T, HD, 2, Exact>(base, plan, table, grid, per_block);
     else
-      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD>, grid, 32, smem, base,
-                    table, n, per_block);
+      launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 0, Exact>, grid, 32, smem,
+                    base, table, n, per_block);
     launch_combine<HD / 32>(base, plan, table);
     return;
   }
   if constexpr (HD == 128)
-    if (plan.fused_warps == 12) return launch_tc_fused<T, HD, 12>(base, plan, table);
-  launch_tc_fused<T, HD, kWarps>(base, plan, table);
+    if (plan.fused_warps == 12) return launch_tc_fused<T, HD, 12, Exact>(base, plan, table);
+  launch_tc_fused<T, HD, kWarps, Exact>(base, plan, table);
+}
+
+// The tensor-core kernels of the call's precision (base.fast).
+template <typename T, int HD>
+void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
+  if (base.fast) return launch_tc<T, HD, false>(base, plan, table);
+  launch_tc<T, HD, true>(base, plan, table);
 }
 
 template <typename T>
@@ -387,6 +395,7 @@ attn::Params base_params(const Tensor& q, const ops::AttentionParams& ap, int64_
   base.group = base.n_heads / base.n_kv_heads;
   base.stride = smem_stride(base.head_dim);
   base.scale = ap.scale, base.softcap = ap.softcap, base.window = ap.window;
+  base.fast = attention_fast_products();
   base.q = q.data<float>();
   if (ap.kv_quant.enabled()) {
     base.group_size = ap.kv_quant.group_size;

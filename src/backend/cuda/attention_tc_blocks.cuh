@@ -31,8 +31,8 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 // attended.
 // prologue() runs once the first block's copies are issued (the q tiles load meanwhile);
 // split_end() after the last block of each key split attended. A warp that does not `attend`
-// only stages and keeps the barriers.
-template <typename T, int HD, int NT, typename Prologue, typename SplitEnd>
+// only stages and keeps the barriers. Exact: the products' precision (attention_tc_math.cuh).
+template <typename T, int HD, int NT, bool Exact, typename Prologue, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
                      uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
                      Prologue prologue, SplitEnd split_end, bool attend = true) {
@@ -51,7 +51,8 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
     __syncthreads();
     const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
     if (attend)
-      attend_tile<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows, st);
+      attend_tile<T, HD, Exact>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows,
+                                st);
     __syncthreads();  // the slot is refilled two key blocks later
     if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();
     kb = next;
@@ -61,7 +62,7 @@ __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint3
 // walk() for split blocks (one warp) in half the staging memory (more blocks per SM): a key
 // block's K tile, then its V tile, through two slots, each staged while the other is read (the
 // next block's K while this block's values are summed). The same tiles and arithmetic as walk().
-template <typename T, int HD, typename Prologue>
+template <typename T, int HD, bool Exact, typename Prologue>
 __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
                             uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
                             Prologue prologue) {
@@ -80,14 +81,14 @@ __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots,
     mma::wait_pending<1>();  // this block's K is in
     __syncthreads();
     float w[4][4] = {};
-    attend_keys<T, HD>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
+    attend_keys<T, HD, Exact>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
     __syncthreads();  // the K slot is free
     const int next = next_key_block(p, b, kb + 1, end);
     if (next < end) stage_half<HD, NT>(p, k_slot, b.kvh, next * kKeyBlock, false);
     mma::commit();
     mma::wait_pending<1>();  // this block's V is in
     __syncthreads();
-    tile_values<T, HD>(w, v_addr, st);
+    tile_values<T, HD, Exact>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     kb = next;
   }
@@ -115,7 +116,7 @@ __device__ __forceinline__ void store_partials(const Params& p, const Rows& rows
 // Key splits [split, split_end) of 16 rows of KV head kvh, one after another, by one warp,
 // the q tiles loaded once (several splits a block: speed only, each split's partial is the
 // same).
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int kvh, int row0,
                                             int split, int split_end) {
   using L = Layout<HD>;
@@ -132,8 +133,8 @@ __device__ __forceinline__ void split_block(const Params& p, uint8_t* smem, int 
   for (; split < split_end; ++split) {
     State<HD> st;
     const int kb = split * kBlocksPerSplit, end = kb + kBlocksPerSplit;
-    walk_halves<T, HD>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st, kb, end,
-                       load_q);
+    walk_halves<T, HD, Exact>(p, b, smem + L::stages_offset(1), q_hi, q_hi + L::kQTile, rows, st,
+                              kb, end, load_q);
     store_partials<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }
@@ -195,8 +196,9 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
 }
 
 // W warps, 16 rows each: rows [row0, row0 + 16W) of KV head kvh over every key split, the key
-// blocks staged by the first min(32W, 256) threads (a key row's chunks split evenly).
-template <typename T, int HD, int W>
+// blocks staged by the first min(32W, 256) threads (a key row's chunks split evenly); the
+// products Exact or fast.
+template <typename T, int HD, int W, bool Exact>
 __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
   using L = Layout<HD>;
   constexpr int kW = W, kStagers = W * 32 > 256 ? 256 : W * 32;
@@ -210,7 +212,7 @@ __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int 
   Totals tot;
   tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kW)) + warp * kRows * HD / 2;
   State<HD> st;
-  walk<T, HD, kStagers>(
+  walk<T, HD, kStagers, Exact>(
       p, b, smem + L::stages_offset(kW), q_hi, q_hi + L::kQTile, rows, st, 0,
       p.n_splits * kBlocksPerSplit,
       [&] { load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows); },

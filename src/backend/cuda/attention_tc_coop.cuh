@@ -8,7 +8,8 @@
 //             in key order (then the quad butterfly), both published
 //   values    each warp, for key blocks 0, 1, … in order: r, l and its quarter of acc rescaled
 //             as one warp would, then acc += P·V for dims [w · head_dim / 4, (w + 1) ·
-//             head_dim / 4) from the published weights (hi and lo, keys 0-15 then 16-31)
+//             head_dim / 4) from the published weights (hi and, exact, lo; keys 0-15 then
+//             16-31)
 // So the scores and weights of a split's key blocks are found at once, and only the values'
 // multiply-adds follow one key block after another; two barriers a split.
 #pragma once
@@ -64,14 +65,14 @@ __device__ __forceinline__ void coop_load_q(const Params& p, int kvh, int row0, 
 // Phase one and two for key block w of the split (k_tile staged there, keys from key0), by
 // warp w: scores and masks, the rows' maxima published; then, once every block's maxima are
 // in, the running maximum after block w, the weights and their sums, published.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void coop_weights(const Params& p, int key0, uint32_t q_hi,
                                              uint32_t q_lo, uint32_t k_tile, const Rows& rows,
                                              CoopShared& sh, int w, bool attend) {
   const int lane = threadIdx.x & 31;
   float s[4][4];
   if (attend) {
-    tile_scores<T, HD>(q_hi, q_lo, k_tile, s);
+    tile_scores<T, HD, Exact>(q_hi, q_lo, k_tile, s);
     mask_logits(p, key0, rows, s);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -111,7 +112,7 @@ __device__ __forceinline__ void coop_weights(const Params& p, int key0, uint32_t
 
 // Phase three for key block i (V staged at v_tile), by every warp: the online-softmax update
 // of l and the warp's quarter of acc (block_softmax's operations), then its P·V.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void coop_values(const CoopShared& sh, int i, uint32_t v_tile,
                                             CoopState<HD>& st) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -135,7 +136,7 @@ __device__ __forceinline__ void coop_values(const CoopShared& sh, int i, uint32_
     const float4 v = *reinterpret_cast<const float4*>(sh.w[i][nt][lane]);
     w[nt][0] = v.x, w[nt][1] = v.y, w[nt][2] = v.z, w[nt][3] = v.w;
   }
-  values_dims<T, HD, HD / 32>(w, v_tile, warp * (HD / 32), st.acc);
+  values_dims<T, HD, HD / 32, Exact>(w, v_tile, warp * (HD / 32), st.acc);
 }
 
 // store_partials for the warp's quarter of acc (m and l by warp 0).
@@ -158,7 +159,7 @@ __device__ __forceinline__ void coop_store(const Params& p, const Rows& rows,
 
 // Key splits [split, split_end) of 16 rows of KV head kvh (split_block's wide case): each
 // split's key blocks staged at once by all threads, then attended by the four warps together.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int row0, int split,
                                  int split_end) {
   using L = Layout<HD>;
@@ -190,13 +191,14 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
     const int warp = threadIdx.x >> 5, mine = min(warp, max(n - 1, 0));
     if (n > 0) {
       const uint32_t k_tile = mma::shared_address(stages + mine * L::kStageBytes);
-      coop_weights<T, HD>(p, blocks[mine] * kKeyBlock, q_hi, q_lo, k_tile, rows, sh, warp,
-                          warp < n);
+      coop_weights<T, HD, Exact>(p, blocks[mine] * kKeyBlock, q_hi, q_lo, k_tile, rows, sh, warp,
+                                 warp < n);
       __syncthreads();  // every block's weights and sums are in
     }
     CoopState<HD> st;
     for (int i = 0; i < n; ++i)
-      coop_values<T, HD>(sh, i, mma::shared_address(stages + i * L::kStageBytes) + L::kKvTile, st);
+      coop_values<T, HD, Exact>(sh, i,
+                                mma::shared_address(stages + i * L::kStageBytes) + L::kKvTile, st);
     coop_store<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }
@@ -208,14 +210,14 @@ namespace cairn::cuda::attn::tc {
 
 // split_block (NT = 32: one warp) or coop_split_block (NT = kThreads: a small grid's four
 // warps attend together) by NT.
-template <typename T, int HD, int NT>
+template <typename T, int HD, int NT, bool Exact>
 __device__ __forceinline__ void any_split_block(const Params& p, uint8_t* smem, int kvh, int row0,
                                                 int split, int split_end) {
   static_assert(NT == 32 || NT == kThreads);
   if constexpr (NT == kThreads)
-    coop_split_block<T, HD>(p, smem, kvh, row0, split, split_end);
+    coop_split_block<T, HD, Exact>(p, smem, kvh, row0, split, split_end);
   else
-    split_block<T, HD>(p, smem, kvh, row0, split, split_end);
+    split_block<T, HD, Exact>(p, smem, kvh, row0, split, split_end);
 }
 
 }  // namespace cairn::cuda::attn::tc

@@ -19,6 +19,10 @@
 // with E(x) = ex2.approx.ftz(x · log2 e), the product rounded (exp_sfu).
 // Every product of T values is exact in f32 and each mma output (row i, column j) reads only
 // row i of its A operand, so a row's bits depend on its own q, the keys and nothing else.
+// Fast products (Exact = false: Params::fast, cuda::set_attention_fast_products): q' and p are
+// rounded once to T and the lo chains are skipped (s_j = Σ hi·k_j, acc += P_hi·V): half the
+// tensor-core steps, the precision of FlashAttention's bf16 products; the rest, and the rule
+// above, unchanged. Each kernel is compiled once per precision (its own registers and schedule).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -172,8 +176,9 @@ __device__ __forceinline__ uint32_t chunk_at(int r, int c8, int c_lo) {
 }
 
 // Raw scores s[nt] (C fragments of keys 8nt .. 8nt + 7 of the tile) of the warp's rows: the hi
-// chain and the lo chain, each over head_dim in k16 steps from 0, then hi + lo.
-template <typename T, int HD>
+// chain and the lo chain, each over head_dim in k16 steps from 0, then hi + lo (Exact), or the
+// hi chain alone.
+template <typename T, int HD, bool Exact = true>
 __device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
                                             float (&s)[4][4]) {
   const int lane = threadIdx.x & 31;
@@ -183,7 +188,7 @@ __device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32
     uint32_t ah[4], al[4], b[4][2];
     const uint32_t qa = chunk_at<HD>(lane % 16, 2 * ks & ~7, 2 * ks % 8 + lane / 16);
     mma::ldmatrix_x4(q_hi + qa, ah[0], ah[1], ah[2], ah[3]);
-    mma::ldmatrix_x4(q_lo + qa, al[0], al[1], al[2], al[3]);
+    if constexpr (Exact) mma::ldmatrix_x4(q_lo + qa, al[0], al[1], al[2], al[3]);
 #pragma unroll
     for (int nt = 0; nt < 4; nt += 2) {
       const int key = nt * 8 + (lane / 16) * 8 + lane % 8;
@@ -193,13 +198,13 @@ __device__ __forceinline__ void tile_scores(uint32_t q_hi, uint32_t q_lo, uint32
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt) {
       mma::mma_k16<T>(hi[nt], ah, b[nt]);
-      mma::mma_k16<T>(lo[nt], al, b[nt]);
+      if constexpr (Exact) mma::mma_k16<T>(lo[nt], al, b[nt]);
     }
   }
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
+    for (int e = 0; e < 4; ++e) s[nt][e] = Exact ? __fadd_rn(hi[nt][e], lo[nt][e]) : hi[nt][e];
 }
 
 // logit_scaled on the first NE elements of each n8 tile's C fragment (element e is row e / 2's),
@@ -328,20 +333,32 @@ __device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& 
   }
 }
 
+// A's fragment registers of keys 16ks .. 16ks + 15 from the weights' C fragments (their
+// halves): P_hi, and P_lo when Exact.
+template <typename T, bool Exact>
+__device__ __forceinline__ void weight_fragments(const float (&w)[4][4], int ks, uint32_t (&hi)[4],
+                                                 uint32_t (&lo)[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float a = w[2 * ks + i / 2][2 * (i % 2)], b = w[2 * ks + i / 2][2 * (i % 2) + 1];
+    if constexpr (Exact)
+      split2<T>(a, b, hi[i], lo[i]);
+    else
+      hi[i] = pack2<T>(a, b);
+  }
+}
+
 // acc += P·V over the tile's keys for the n8 tiles of dims dt0 .. dt0 + NDT − 1 (acc[t] holds
-// tile dt0 + t): for keys 0-15, then 16-31, each tile gets the P_hi step, then the P_lo step.
-// The weights' C fragments are the A fragments' halves.
-template <typename T, int HD, int NDT>
+// tile dt0 + t): for keys 0-15, then 16-31, each tile gets the P_hi step, then (Exact) the P_lo
+// step.
+template <typename T, int HD, int NDT, bool Exact = true>
 __device__ __forceinline__ void values_dims(const float (&w)[4][4], uint32_t v_tile, int dt0,
                                             float (&acc)[NDT][4]) {
   const int lane = threadIdx.x & 31, mat = lane / 8;
 #pragma unroll
   for (int ks = 0; ks < 2; ++ks) {
     uint32_t hi[4], lo[4];
-    split2<T>(w[2 * ks][0], w[2 * ks][1], hi[0], lo[0]);
-    split2<T>(w[2 * ks][2], w[2 * ks][3], hi[1], lo[1]);
-    split2<T>(w[2 * ks + 1][0], w[2 * ks + 1][1], hi[2], lo[2]);
-    split2<T>(w[2 * ks + 1][2], w[2 * ks + 1][3], hi[3], lo[3]);
+    weight_fragments<T, Exact>(w, ks, hi, lo);
     const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
 #pragma unroll
     for (int t = 0; t < NDT; t += 2) {
@@ -350,40 +367,40 @@ __device__ __forceinline__ void values_dims(const float (&w)[4][4], uint32_t v_t
       mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, dt & ~7, dt % 8 + mat / 2), b[0][0],
                              b[0][1], b[1][0], b[1][1]);
       mma::mma_k16<T>(acc[t], hi, b[0]);
-      mma::mma_k16<T>(acc[t], lo, b[0]);
+      if constexpr (Exact) mma::mma_k16<T>(acc[t], lo, b[0]);
       mma::mma_k16<T>(acc[t + 1], hi, b[1]);
-      mma::mma_k16<T>(acc[t + 1], lo, b[1]);
+      if constexpr (Exact) mma::mma_k16<T>(acc[t + 1], lo, b[1]);
     }
   }
 }
 
 // values_dims over every dim of the warp's rows.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact = true>
 __device__ __forceinline__ void tile_values(const float (&w)[4][4], uint32_t v_tile,
                                             State<HD>& st) {
-  values_dims<T, HD, HD / 8>(w, v_tile, 0, st.acc);
+  values_dims<T, HD, HD / 8, Exact>(w, v_tile, 0, st.acc);
 }
 
 // A key block's first half (K tile staged at shared address k_tile) for the warp's rows: the
 // online-softmax update, leaving the weights in w for tile_values.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact = true>
 __device__ __forceinline__ void attend_keys(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
                                             uint32_t k_tile, const Rows& rows, State<HD>& st,
                                             float (&w)[4][4]) {
-  tile_scores<T, HD>(q_hi, q_lo, k_tile, w);
+  tile_scores<T, HD, Exact>(q_hi, q_lo, k_tile, w);
   mask_logits(p, key0, rows, w);
   softmax_row<HD>(0, w, st);
   softmax_row<HD>(1, w, st);
 }
 
 // One key block (K and V tiles staged at shared addresses k_tile, v_tile) for the warp's rows.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact = true>
 __device__ __forceinline__ void attend_tile(const Params& p, int key0, uint32_t q_hi, uint32_t q_lo,
                                             uint32_t k_tile, uint32_t v_tile, const Rows& rows,
                                             State<HD>& st) {
   float w[4][4];
-  attend_keys<T, HD>(p, key0, q_hi, q_lo, k_tile, rows, st, w);
-  tile_values<T, HD>(w, v_tile, st);
+  attend_keys<T, HD, Exact>(p, key0, q_hi, q_lo, k_tile, rows, st, w);
+  tile_values<T, HD, Exact>(w, v_tile, st);
 }
 
 }  // namespace cairn::cuda::attn::tc

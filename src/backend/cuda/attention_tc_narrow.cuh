@@ -37,7 +37,7 @@ struct NarrowState {
 };
 
 // tile_scores for rows 0-7: s[nt] is row g's C fragment of keys 8nt .. 8nt + 7.
-template <typename T, int HD>
+template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
                                               float (&s)[4][2]) {
   const int lane = threadIdx.x & 31;
@@ -47,7 +47,7 @@ __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint
     uint32_t ah[2], al[2], b[4][2];
     const uint32_t qa = chunk_at<HD>(lane % 8, 2 * ks & ~7, 2 * ks % 8 + (lane / 8) % 2);
     mma::ldmatrix_x2(q_hi + qa, ah[0], ah[1]);
-    mma::ldmatrix_x2(q_lo + qa, al[0], al[1]);
+    if constexpr (Exact) mma::ldmatrix_x2(q_lo + qa, al[0], al[1]);
 #pragma unroll
     for (int nt = 0; nt < 4; nt += 2) {  // tile_scores' B fragments
       const int key = nt * 8 + (lane / 16) * 8 + lane % 8;
@@ -57,13 +57,13 @@ __device__ __forceinline__ void narrow_scores(uint32_t q_hi, uint32_t q_lo, uint
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt) {
       mma::mma_k16_top<T>(hi[nt], ah, b[nt]);
-      mma::mma_k16_top<T>(lo[nt], al, b[nt]);
+      if constexpr (Exact) mma::mma_k16_top<T>(lo[nt], al, b[nt]);
     }
   }
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-    for (int e = 0; e < 2; ++e) s[nt][e] = __fadd_rn(hi[nt][e], lo[nt][e]);
+    for (int e = 0; e < 2; ++e) s[nt][e] = Exact ? __fadd_rn(hi[nt][e], lo[nt][e]) : hi[nt][e];
 }
 
 // mask_logits for row g. The check-free path is taken when every valid row of the warp sees
@@ -100,16 +100,22 @@ __device__ __forceinline__ void narrow_softmax(float (&s)[4][2], NarrowState<HD>
   }
 }
 
-// tile_values for row g: acc += P_hi·V then P_lo·V, keys 0-15 then 16-31, per n8 tile of dims.
-template <typename T, int HD>
+// tile_values for row g: acc += P_hi·V then (Exact) P_lo·V, keys 0-15 then 16-31, per n8 tile
+// of dims.
+template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v_tile,
                                               NarrowState<HD>& st) {
   const int lane = threadIdx.x & 31, mat = lane / 8;
 #pragma unroll
   for (int ks = 0; ks < 2; ++ks) {
     uint32_t hi[2], lo[2];
-    split2<T>(w[2 * ks][0], w[2 * ks][1], hi[0], lo[0]);
-    split2<T>(w[2 * ks + 1][0], w[2 * ks + 1][1], hi[1], lo[1]);
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      if constexpr (Exact)
+        split2<T>(w[2 * ks + i][0], w[2 * ks + i][1], hi[i], lo[i]);
+      else
+        hi[i] = pack2<T>(w[2 * ks + i][0], w[2 * ks + i][1]);
+    }
     const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
 #pragma unroll
     for (int t = 0; t < HD / 8; t += 2) {
@@ -117,9 +123,9 @@ __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v
       mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, t & ~7, t % 8 + mat / 2), b[0][0], b[0][1],
                              b[1][0], b[1][1]);
       mma::mma_k16_top<T>(st.acc[t], hi, b[0]);
-      mma::mma_k16_top<T>(st.acc[t], lo, b[0]);
+      if constexpr (Exact) mma::mma_k16_top<T>(st.acc[t], lo, b[0]);
       mma::mma_k16_top<T>(st.acc[t + 1], hi, b[1]);
-      mma::mma_k16_top<T>(st.acc[t + 1], lo, b[1]);
+      if constexpr (Exact) mma::mma_k16_top<T>(st.acc[t + 1], lo, b[1]);
     }
   }
 }
@@ -127,7 +133,7 @@ __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v
 // Key blocks [kb, end) of the split that some row may see, in order; prologue() runs once the
 // first K tile's copies are issued. Slots 2: the next block's K staged while this block's
 // values are summed, this block's V while its scores are computed; Slots 1: K, then V, in one.
-template <typename T, int HD, int Slots, typename Prologue>
+template <typename T, int HD, int Slots, bool Exact, typename Prologue>
 __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
                             uint32_t q_lo, const Rows& rows, NarrowState<HD>& st, int kb, int end,
                             Prologue prologue) {
@@ -149,7 +155,7 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     }
     __syncthreads();
     float w[4][2];
-    narrow_scores<T, HD>(q_hi, q_lo, k_addr, w);
+    narrow_scores<T, HD, Exact>(q_hi, q_lo, k_addr, w);
     narrow_mask(p, kb * kKeyBlock, rows, w);
     narrow_softmax<HD>(w, st);
     __syncthreads();  // the K slot is free
@@ -164,7 +170,7 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
       mma::wait_pending<0>();
     }
     __syncthreads();
-    narrow_values<T, HD>(w, v_addr, st);
+    narrow_values<T, HD, Exact>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     if constexpr (Slots == 1) {
       if (next < end) stage_half<HD, 32>(p, k_slot, b.kvh, next * kKeyBlock, false);
@@ -190,7 +196,7 @@ __device__ __forceinline__ void narrow_store(const Params& p, const Rows& rows,
 
 // Key splits [split, split_end) of rows [row0, row0 + 8) of KV head kvh, one after another,
 // the q tiles loaded once.
-template <typename T, int HD, int Slots>
+template <typename T, int HD, int Slots, bool Exact>
 __device__ void narrow_split_block(const Params& p, uint8_t* smem, int kvh, int row0, int split,
                                    int split_end) {
   using L = NarrowLayout<HD>;
@@ -207,8 +213,8 @@ __device__ void narrow_split_block(const Params& p, uint8_t* smem, int kvh, int 
   for (; split < split_end; ++split) {
     NarrowState<HD> st;
     const int kb = split * kBlocksPerSplit;
-    narrow_walk<T, HD, Slots>(p, b, smem + 2 * L::kQTile, q_hi, q_hi + L::kQTile, rows, st, kb,
-                              kb + kBlocksPerSplit, load_q);
+    narrow_walk<T, HD, Slots, Exact>(p, b, smem + 2 * L::kQTile, q_hi, q_hi + L::kQTile, rows, st,
+                                     kb, kb + kBlocksPerSplit, load_q);
     narrow_store<HD>(p, rows, st, split);
     __syncthreads();  // the next split restages the slots
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/attention.h"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/fill.h"
 #include "backend/cuda/graph_store.h"
@@ -117,6 +118,15 @@ class CudaDevice final : public DeviceBackend {
   }
 
   void set_batch_invariant(bool on) override { cuda::set_batch_invariant(on); }
+  void set_fast_attention(bool on) override { cuda::set_attention_fast_products(on); }
+  bool fast_attention() const override { return cuda::attention_fast_products(); }
+  std::string numerics() const override {
+    std::string name = "cuda";
+    if (!cuda::attention_tensor_cores()) name += "+cuda-core-attention";
+    if (cuda::attention_fast_products()) name += "+fast-attention";
+    if (!cuda::batch_invariant()) name += "+variant";
+    return name;
+  }
 
   void start_op_profile() override { ops::start_op_profile(DeviceKind::kCuda, marks_); }
   std::string stop_op_profile() override { return ops::stop_op_profile(DeviceKind::kCuda); }

@@ -113,6 +113,41 @@ TEST(GpuEngineSampling, ASeededRequestIsTheSameAloneAndBatched) {
   }
 }
 
+// Fast attention products (--attention-precision fast) at the model's level: a 300-token
+// prompt's logits (three key splits) on the tensor-core rows of a head_dim-64 model within the
+// bf16 bound (2e-2 × the largest |logit|) of the exact products', and not the same bits (the
+// switch reaches the model's attention). Determinism under it: Determinism's
+// tiny_hd64_fast_attention case.
+TEST(GpuEngineFastAttention, NearTheExactProducts) {
+  if (!device_present(DeviceKind::kCuda)) GTEST_SKIP() << "no CUDA device";
+  Model& m = case_model(kTinyHd64Dir, 1, DeviceKind::kCuda);
+  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+  auto last_logits = [&](bool fast) {
+    dev.set_fast_attention(fast);
+    EngineOptions o;
+    o.max_seqs = 1;
+    o.model_fingerprint = "tiny_hd64";
+    LogitsLog log;
+    log.attach(o);
+    Engine e(m, nullptr, o);
+    Outcome out = collect(
+        e.submit(test_request(test_prompt(300, 11, m.config().vocab_size), 1, 0.0f, 1)), log);
+    dev.set_fast_attention(false);
+    EXPECT_EQ(out.final.error, "");
+    return out.logits.empty() ? std::vector<float>{} : out.logits.front();
+  };
+  const std::vector<float> exact = last_logits(false), fast = last_logits(true);
+  ASSERT_EQ(fast.size(), exact.size());
+  ASSERT_FALSE(exact.empty());
+  float max_abs = 0.0f, max_diff = 0.0f;
+  for (size_t i = 0; i < exact.size(); ++i) {
+    max_abs = std::max(max_abs, std::fabs(exact[i]));
+    max_diff = std::max(max_diff, std::fabs(fast[i] - exact[i]));
+  }
+  EXPECT_LE(max_diff, 2e-2f * max_abs);
+  EXPECT_GT(max_diff, 0.0f) << "fast products gave the exact products' bits";
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, GpuEngine,
                          ::testing::Values(Run{"stories260K", kStoriesDir, 0},
                                            Run{"llama", fixture_dir("llama"), 0},

@@ -3,11 +3,10 @@
 // 128 and 256, windows 0 and 16, softcaps 0 and 30, K/V f32, bf16 and f16, one
 // sequence's K/V 2 or 4 bytes off a 16-byte boundary; both launch shapes (a
 // decode-heavy batch takes the split path, a prefill-heavy one the fused path).
-// And convert_rows against convert per row block, bit for bit. Outputs poisoned.
+// Outputs poisoned.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,7 +21,6 @@
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
-#include "row_test_util.h"
 
 namespace cairn::gpu_test {
 namespace {
@@ -213,6 +211,27 @@ TEST_P(AttentionSeqsGpu, TwelveWarpFusedBlocksLeaveTheBits) {
   cuda::set_attention_fused_warps(0);
 }
 
+// Fast products (cuda::set_attention_fast_products) on every path: the decode mix on one-warp
+// and four-warp blocks, decode rows on the narrow blocks, the prefill mix, twelve-warp fused
+// blocks: every row has the bits of the per-sequence calls under the same products.
+TEST_P(AttentionSeqsGpu, FastProductsKeepEveryPathsBits) {
+  CAIRN_NEED_GPU();
+  const SwitchScope fast(cuda::attention_fast_products, cuda::set_attention_fast_products, true);
+  for (int wide : {-1, 1}) {
+    cuda::set_attention_wide_blocks(wide);
+    expect_bitwise_per_sequence(kDecodeMix, GetParam(), "fast products, decode mix", -wide);
+  }
+  cuda::set_attention_wide_blocks(-1);
+  expect_bitwise_per_sequence(decode_rows(), GetParam(), "fast products, narrow blocks", 1, 8);
+  cuda::set_attention_wide_blocks(0);
+  expect_bitwise_per_sequence(kPrefillMix, GetParam(), "fast products, prefill mix");
+  std::vector<SeqShape> chunks;
+  for (int64_t i = 0; i < 25; ++i) chunks.push_back({256, 256 + 31 * i});
+  cuda::set_attention_fused_warps(12);
+  expect_bitwise_per_sequence(chunks, GetParam(), "fast products, 12-warp fused blocks");
+  cuda::set_attention_fused_warps(0);
+}
+
 std::vector<Params> all_params() {
   std::vector<Params> out;
   for (DType dt : {DType::kF32, DType::kBF16, DType::kF16})
@@ -223,44 +242,6 @@ std::vector<Params> all_params() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionSeqsGpu, ::testing::ValuesIn(all_params()));
-
-// A batch's rows appended into three poisoned caches (one twice, one copy of 600
-// rows spanning many thread blocks, rows of 160 elements), against convert per
-// row block into identically poisoned caches; NaNs and infinities included.
-TEST(ConvertRowsGpu, EqualsConvertPerRowBlock) {
-  CAIRN_NEED_GPU();
-  std::mt19937 rng(91);
-  const DType kTypes[] = {DType::kF32, DType::kBF16, DType::kF16};
-  for (DType from : kTypes)
-    for (DType to : kTypes) {
-      Tensor src_f = random_host({700, 2, 80}, DType::kF32, rng, 3.0f);
-      src_f.data<float>()[5] = std::bit_cast<float>(0xffc00001u);  // NaN with a payload
-      src_f.data<float>()[170] = std::bit_cast<float>(0x7f800000u);
-      src_f.data<float>()[171] = 70000.0f;  // f16 overflow
-      Tensor src_h = Tensor::empty(src_f.shape(), from);
-      ops::convert(src_f, src_h);
-      const Tensor src = to_device(src_h);
-      std::vector<Tensor> got, want;
-      for (int i = 0; i < 3; ++i) {
-        got.push_back(poisoned_device({800, 2, 80}, to));
-        want.push_back(poisoned_device({800, 2, 80}, to));
-      }
-      const std::vector<ops::RowCopy> copies = {
-          {&src, 0, &got[1], 5, 1},     {&src, 1, &got[0], 0, 600},
-          {&src, 601, &got[1], 6, 7},   {&src, 608, &got[2], 799, 1},
-          {&src, 609, &got[2], 100, 0}, {&src, 609, &got[2], 300, 91}};
-      ops::convert_rows(copies);
-      for (const ops::RowCopy& c : copies) {
-        if (c.n_rows == 0) continue;
-        Tensor w = want[static_cast<size_t>(c.dst - got.data())].slice_rows(c.dst_row,
-                                                                            c.dst_row + c.n_rows);
-        ops::convert(src.slice_rows(c.src_row, c.src_row + c.n_rows), w);
-      }
-      for (size_t i = 0; i < got.size(); ++i)
-        EXPECT_TRUE(bit_equal(to_host(got[i]), to_host(want[i])))
-            << "cache " << i << ", " << dtype_name(from) << " -> " << dtype_name(to);
-    }
-}
 
 // Mean µs of one call of step on the GPU (5 warm-up calls, then 50 timed).
 template <typename F>

@@ -5,7 +5,8 @@
 // window, softcaps) and qwen3 fixtures, with full-precision and 8-bit KV, at one
 // rank and over 2 or 4 tensor-parallel ranks (engine_case.h). Built again with
 // CAIRN_ENGINE_ON_GPU (tests/gpu/models) for the same checks on a GPU, pages in
-// device memory, the split cases' ranks sharing one GPU.
+// device memory, the split cases' ranks sharing one GPU, and a random head_dim-64 model whose
+// rows take the tensor-core attention, with exact and with fast products.
 #include <gtest/gtest.h>
 
 #include "engine_case.h"
@@ -77,6 +78,9 @@ std::vector<EngineCase> all_cases() {
   // not among the GPU suite's fixtures).
   for (EngineCase& tp : tp_cases())
     if (tp.dir != kDefaultModelDir) c.push_back(std::move(tp));
+  // Tensor-core attention rows, with exact and with fast products.
+  c.push_back({"tiny_hd64", kTinyHd64Dir});
+  c.push_back({"tiny_hd64_fast_attention", kTinyHd64Dir, 1, 0, DeviceKind::kCpu, true});
   for (EngineCase& g : c) g.device = DeviceKind::kCuda;
 #else
   for (EngineCase& tp : tp_cases()) c.push_back(std::move(tp));

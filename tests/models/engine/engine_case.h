@@ -18,6 +18,13 @@
 #include "backend/device.h"
 #include "engine_test_util.h"
 #include "model/tp/tensor_parallel_model.h"
+#ifdef CAIRN_ENGINE_ON_GPU
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "cli/bench_model.h"
+#endif
 
 namespace cairn::test {
 
@@ -27,6 +34,7 @@ struct EngineCase {
   int n_ranks = 1;
   int32_t kv_bits = 0;  // 8: affine pages after kv_quant_start positions
   DeviceKind device = DeviceKind::kCpu;
+  bool fast_attention = false;  // DeviceBackend::set_fast_attention for the case's tests
 };
 inline void PrintTo(const EngineCase& c, std::ostream* os) {
   *os << c.name;
@@ -42,6 +50,14 @@ inline bool device_present(DeviceKind kind) {
   }
 }
 
+#ifdef CAIRN_ENGINE_ON_GPU
+// A random-weight bf16 model of head_dim 64 (cairn bench's "tiny" shape), written on first use
+// (case_model): its rows take the GPU attention's tensor cores, the fixtures' (head_dim 16 and
+// 32) its CUDA cores.
+inline const std::string kTinyHd64Dir =
+    ::testing::TempDir() + "cairn-tiny-hd64-" + std::to_string(::getpid());
+#endif
+
 // The model of a folder split over n ranks (1: unsplit) and moved to a GPU or not, loaded once
 // per binary. Split on a GPU, every rank runs on GPU 0 (the engine keeps its KV shards on one
 // device), each on its own thread and streams.
@@ -50,6 +66,10 @@ inline Model& case_model(const std::string& dir, int n_ranks,
   static std::map<std::tuple<std::string, int, DeviceKind>, std::unique_ptr<Model>> models;
   auto& m = models[{dir, n_ranks, device}];
   if (!m) {
+#ifdef CAIRN_ENGINE_ON_GPU
+    if (dir == kTinyHd64Dir && !std::filesystem::exists(dir + "/config.json"))
+      write_random_model(find_bench_shape("tiny"), DType::kBF16, dir, 7);
+#endif
     m = n_ranks == 1 ? load_model(dir, {}) : tp::make_tensor_parallel(load_model(dir, {}), n_ranks);
     if (device != DeviceKind::kCpu && n_ranks == 1) m->to_device(device_backend(device).device());
     if (device != DeviceKind::kCpu && n_ranks > 1)
@@ -87,6 +107,11 @@ class EngineCaseTest : public ::testing::TestWithParam<EngineCase> {
  protected:
   void SetUp() override {
     if (!device_present(GetParam().device)) GTEST_SKIP() << "no such device";
+    device_backend(GetParam().device).set_fast_attention(GetParam().fast_attention);
+  }
+  void TearDown() override {
+    if (device_present(GetParam().device))
+      device_backend(GetParam().device).set_fast_attention(false);
   }
   // The case's model, or the same folder at n_ranks ranks.
   Model& model(int n_ranks = 0) {

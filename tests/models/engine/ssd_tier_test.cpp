@@ -171,5 +171,40 @@ TEST_F(SsdTierEngine, PagesEvictedFromRamAreSpilledAndFlushIsDurable) {
   EXPECT_FALSE(no_ssd.flush_cache(std::chrono::seconds(1)).durable);
 }
 
+#ifdef CAIRN_ENGINE_ON_GPU
+// Pages computed under the fast attention products hold other bits than under the exact ones:
+// their files name the arithmetic in their scheme (DeviceBackend::numerics), so an engine under
+// the exact products never restores them and computes the exact run's logits (tensor-core rows:
+// the head_dim-64 model).
+TEST_F(SsdTierEngine, PagesOfFastAttentionNeverRestoreUnderExact) {
+  Model& m = case_model(kTinyHd64Dir, 1, DeviceKind::kCuda);
+  DeviceBackend& dev = device_backend(DeviceKind::kCuda);
+  Outcome want;
+  {
+    Engine e(m, nullptr, options(false, 0));
+    want = collect(e.submit(target()), log_);
+  }
+  dev.set_fast_attention(true);
+  {
+    Engine first(m, nullptr, options(true));
+    collect(first.submit(sharer()), log_);
+  }  // shutdown: cached pages spill
+  dev.set_fast_attention(false);
+  const std::vector<fs::path> files = page_files();
+  ASSERT_GE(files.size(), 2u);
+  std::vector<uint8_t> head(kPageFileAlign);
+  std::ifstream(files[0], std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
+  PageFileHeader h;
+  parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
+  EXPECT_NE(h.scheme.find("cuda+fast-attention"), std::string::npos) << h.scheme;
+  Engine exact(m, nullptr, options(true));
+  EXPECT_EQ(exact.stats().ssd_files, 0);
+  const Outcome got = collect(exact.submit(target()), log_);
+  EXPECT_EQ(got.final.usage.cached_tokens, 0);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_TRUE(bit_equal_rows(got.logits, want.logits));
+}
+#endif
+
 }  // namespace
 }  // namespace cairn::test
