@@ -229,6 +229,16 @@ std::atomic<int>& forced_staged_combine() {
   return mode;
 }
 
+// 1: every tensor-core split grid combines in its last blocks, -1: none, 0: by the grid
+// (CAIRN_ATTENTION_LAST_BLOCK_COMBINE; default 0).
+std::atomic<int>& forced_last_block() {
+  static std::atomic<int> mode{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_LAST_BLOCK_COMBINE");
+    return v ? std::clamp(std::atoi(v), -1, 1) : 0;
+  }()};
+  return mode;
+}
+
 // Slots of the narrow decode blocks (1 or 2), 0: none (CAIRN_ATTENTION_NARROW; default 2).
 std::atomic<int>& narrow_slots() {
   static std::atomic<int> n{[] {
@@ -250,6 +260,15 @@ bool staged_combine(int max_splits, int64_t rows) {
   // warp waiting on its row's loads); on an H100, 64 × 4,096 keys (2,048 rows of 32 splits)
   // took 501 µs a layer staged against 485 a warp a row, 1 × 32,768 (32 rows) 106 against 141.
   return max_splits >= kStagedSplits && rows <= 8 * static_cast<int64_t>(sm_count());
+}
+
+bool last_block_combine(bool wide) {
+  if (const int forced = forced_last_block().load(); forced != 0) return forced > 0;
+  // On an H100 (8B shape, µs a layer, the combine grid / the last blocks): batch 1 × 512 keys
+  // (32 four-warp blocks) 17.6-19.0 / 12.0-12.8; 16 × 512 on narrow blocks 25.1 / 28.1-28.3,
+  // 128 × 512 129.5 / 136.2, 64 × 4,096 485 / 522: a one-warp block that folds its rows after
+  // its splits holds up the grid's tail more than a grid of its own costs.
+  return wide;
 }
 
 int tc::fused_warps(int head_dim, int64_t rows, int n_kv_heads) {
@@ -299,6 +318,10 @@ void set_attention_wide_blocks(int mode) {
 
 void set_attention_staged_combine(int mode) {
   attn::forced_staged_combine().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
+}
+
+void set_attention_last_block_combine(int mode) {
+  attn::forced_last_block().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
 }
 
 void set_attention_narrow_blocks(int slots) {

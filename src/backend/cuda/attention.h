@@ -36,6 +36,12 @@ void set_attention_narrow_blocks(int slots);
 // row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0
 // unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
 void set_attention_staged_combine(int mode);
+// Split grids of tensor-core blocks (decode) combine their partials in each row block's last
+// block to finish (1), in a combine grid (-1), or by the grid (0, the default: the last blocks
+// where the blocks are the four-warp ones of a small grid, batch-1 decode): speed only, the
+// same operations. Default 0 unless CAIRN_ATTENTION_LAST_BLOCK_COMBINE is set (read once per
+// process).
+void set_attention_last_block_combine(int mode);
 bool attention_tensor_cores();
 // The tensor-core rows' products (attention_tc_math.cuh): exact (false, the default: q and p in
 // hi and lo parts, within 1e-5 of the f32 CPU reference) or fast (true: q and p rounded once to

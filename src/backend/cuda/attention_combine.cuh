@@ -3,6 +3,8 @@
 // (fold(), attention_math.cuh), then acc / l. Two ways to run it, the same operations on every
 // value, hence the same bits:
 //   combine_row         one warp a row, reading kCombineAhead splits at a time (few splits);
+//   (combine_when_last  combine_row run by the last block of a split grid's row block and KV
+//                       head to store its partials: no combine grid);
 //   combine_row_staged  one block a row (many splits: long contexts). The block stages the
 //                       partials chunk by chunk through shared memory, the next chunk's loads
 //                       in flight while the current one is folded; each warp folds its own
@@ -18,7 +20,8 @@ namespace cairn::cuda::attn {
 
 // One warp: folds output row `row`'s partials in split order. They are read kCombineAhead
 // splits at a time (every max and sum, then the accs of the non-empty ones), so that a row
-// waits for memory twice a group rather than twice a split.
+// waits for memory twice a group rather than twice a split; through L2 (__ldcg), since other
+// SMs' blocks wrote them (combine_when_last reads them in the grid that wrote them).
 constexpr int kCombineAhead = 4;
 
 template <int S>
@@ -30,8 +33,8 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
 #pragma unroll
     for (int j = 0; j < kCombineAhead; ++j) {
       const int64_t idx = row * p.n_splits + first + j;
-      part[j].l = first + j < p.n_splits ? p.part_ml[2 * idx + 1] : 0.0f;
-      if (first + j < p.n_splits) part[j].m = p.part_ml[2 * idx];
+      part[j].l = first + j < p.n_splits ? __ldcg(p.part_ml + 2 * idx + 1) : 0.0f;
+      if (first + j < p.n_splits) part[j].m = __ldcg(p.part_ml + 2 * idx);
     }
 #pragma unroll
     for (int j = 0; j < kCombineAhead; ++j) {
@@ -40,7 +43,7 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
 #pragma unroll
       for (int s = 0; s < S; ++s) {
         const int c = lane + 32 * s;
-        part[j].acc[s] = c < p.head_dim ? p.part_acc[idx * p.head_dim + c] : 0.0f;
+        part[j].acc[s] = c < p.head_dim ? __ldcg(p.part_acc + idx * p.head_dim + c) : 0.0f;
       }
     }
 #pragma unroll
@@ -48,6 +51,32 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
       if (part[j].l != 0.0f) fold(total, part[j]);
   }
   finalize(total, p.head_dim, p.out + row * p.head_dim);
+}
+
+// The last-block combine of a split grid whose blocks attend rows [row0, row0 + n_rows) of KV
+// head kvh (NT threads a block): once the block's partials are stored, it counts itself in at
+// `count` (the pair's counter); the last of the pair's `expected` blocks to arrive folds the
+// pair's rows with combine_row (the combine grid's operations: the same bits) and sets the count
+// back to 0 for the next launch. Each thread fences its own stores before the arrival; the last
+// block fences again before it reads the others'.
+template <int S, int NT>
+__device__ __forceinline__ void combine_when_last(const Params& p, unsigned* count,
+                                                  unsigned expected, int kvh, int row0,
+                                                  int n_rows) {
+  __threadfence();
+  __syncthreads();
+  int last = 0;
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) + 1 == expected;
+  if constexpr (NT == 32)
+    last = __shfl_sync(kFull, last, 0);
+  else
+    last = __syncthreads_or(last);
+  if (!last) return;
+  __threadfence();
+  const int rows = min(n_rows, p.n_q * p.group - row0);
+  for (int r = static_cast<int>(threadIdx.x >> 5); r < rows; r += NT / 32)
+    combine_row<S>(p, out_row_of(p, kvh, row0 + r));
+  if (threadIdx.x == 0) *count = 0;
 }
 
 // Rows with at least this many splits take combine_row_staged.

@@ -51,6 +51,12 @@ inline BlockShape block_shape(bool tensor_cores, int fused_warps) {
 // splits. cuda::set_attention_staged_combine forces it.
 bool staged_combine(int max_splits, int64_t rows);
 
+// Speed only (combine_row either way): whether a split path of tensor-core blocks combines in
+// its last blocks (combine_when_last) instead of a combine grid; wide: whether its blocks are
+// the four-warp ones of a small grid (tc::wide_staging). cuda::set_attention_last_block_combine
+// forces it.
+bool last_block_combine(bool wide);
+
 namespace tc {
 // Speed only (every value is computed the same way either way): a split grid of
 // fewer blocks than two per SM runs blocks of four warps that stage a whole key split
@@ -78,11 +84,26 @@ inline int smem_stride(int head_dim) {
 }
 
 // The split path's partials: one buffer, grown on the stream, reused by every
-// call (calls are ordered on the one stream; the mutex orders the host side).
+// call (calls are ordered on the one stream; the mutex orders the host side). And the
+// last-block combine's counts (combine_when_last): zeros between calls, since the last block
+// of each pair sets its count back.
 struct Workspace {
   std::mutex mutex;
   void* data = nullptr;
   size_t bytes = 0;
+  unsigned* counts = nullptr;
+  size_t n_counts = 0;
+
+  // n counts, zero (grown and zeroed on the stream when fewer are held).
+  unsigned* arrivals(size_t n) {
+    if (n > n_counts) {
+      if (counts) CAIRN_CUDA_CHECK(cudaFreeAsync(counts, stream()));
+      CAIRN_CUDA_CHECK(cudaMallocAsync(&counts, n * sizeof(unsigned), stream()));
+      CAIRN_CUDA_CHECK(cudaMemsetAsync(counts, 0, n * sizeof(unsigned), stream()));
+      n_counts = n;
+    }
+    return counts;
+  }
 
   void* reserve(size_t need) {
     if (need > bytes) {

@@ -70,6 +70,9 @@ struct Params {
   float scale, softcap;
   int window;
   bool fast;  // tensor-core rows: fast products (attention_tc_math.cuh), else exact
+  // Split path of tensor-core blocks: a count per (row block, KV head), the last block to
+  // arrive combines (combine_when_last); null: a combine grid folds the partials.
+  unsigned* arrivals;
   // Paged K/V (ops::KvPages) when non-null, k and v then unused: key j's rows
   // start at pages[j / page_tokens] + k_off (v_off) + (j % page_tokens) * token
   // bytes. A null page (released out of a window) reads as zeros.

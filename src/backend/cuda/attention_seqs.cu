@@ -146,6 +146,10 @@ __device__ __forceinline__ void split_blocks(const Params& base, const SeqTable&
     tc::narrow_split_block<T, HD, Slots, Exact>(p, smem, blockIdx.y, row0, first, end);
   else
     tc::any_split_block<T, HD, NT, Exact>(p, smem, blockIdx.y, row0, first, end);
+  if (base.arrivals == nullptr) return;
+  const auto expected = static_cast<unsigned>((p.n_splits + per_block - 1) / per_block);
+  combine_when_last<HD / 32, NT>(p, base.arrivals + blockIdx.z * gridDim.y + blockIdx.y, expected,
+                                 blockIdx.y, row0, Slots > 0 ? tc::kNarrowRows : tc::kRows);
 }
 
 // The one-warp blocks (16 rows, or narrow with Slots > 0).
@@ -186,9 +190,10 @@ struct Plan {
   int64_t max_rows = 0;  // the most rows of one KV head a sequence has
   int max_splits = 0;
   bool split_path = false;
-  bool staged_combine = false;  // a block a row (combine_row_staged); combine_begin counts rows
-  bool tensor_cores = false;    // the rows' arithmetic (tensor_core_rows)
-  int fused_warps = kWarps;     // a tensor-core fused block's (tc::fused_warps)
+  bool staged_combine = false;      // a block a row (combine_row_staged); combine_begin counts rows
+  bool tensor_cores = false;        // the rows' arithmetic (tensor_core_rows)
+  int fused_warps = kWarps;         // a tensor-core fused block's (tc::fused_warps)
+  bool last_block_combine = false;  // the split blocks combine (combine_when_last), no grid
 };
 
 // 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
@@ -259,6 +264,10 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
                     plan.ws_floats * sizeof(float) <= kMaxWorkspace;
   if (plan.split_path) plan_staged_combine(plan, base.n_heads);
+  const int64_t blocks =
+      static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
+  plan.last_block_combine = plan.split_path && plan.tensor_cores && !plan.staged_combine &&
+                            last_block_combine(tc::wide_staging(blocks));
   return plan;
 }
 
@@ -348,7 +357,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     else
       launch_kernel("seqs_tc_split_kernel", seqs_tc_split_kernel<T, HD, 0, Exact>, grid, 32, smem,
                     base, table, n, per_block);
-    launch_combine<HD / 32>(base, plan, table);
+    if (!plan.last_block_combine) launch_combine<HD / 32>(base, plan, table);
     return;
   }
   if constexpr (HD == 128)
@@ -414,6 +423,8 @@ void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_p
   if (plan.split_path)
     base.part_ml = static_cast<float*>(
         workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));
+  if (plan.last_block_combine)
+    base.arrivals = workspace().arrivals(static_cast<size_t>(plan.split_blocks) * base.n_kv_heads);
   if (ap.kv_quant.enabled())
     return ap.kv_quant.bits == 8 ? launch_dtype<Q8Rows>(base, plan, table)
                                  : launch_dtype<Q4Rows>(base, plan, table);

@@ -232,6 +232,28 @@ TEST_P(AttentionSeqsGpu, FastProductsKeepEveryPathsBits) {
   cuda::set_attention_fused_warps(0);
 }
 
+// Split grids of tensor-core blocks combining in their last blocks (forced for every grid, and
+// by the grid: small grids of four-warp blocks) and through a combine grid: every row has the
+// per-sequence calls' bits on one-warp, four-warp and narrow blocks, GQA 4 and 8, each call
+// twice (a count left unreset would leave the second call's rows poisoned).
+TEST_P(AttentionSeqsGpu, LastBlockCombineLeavesTheBits) {
+  CAIRN_NEED_GPU();
+  for (int mode : {1, 0, -1}) {
+    cuda::set_attention_last_block_combine(mode);
+    const std::string label = "last-block combine " + std::to_string(mode);
+    for (int wide : {-1, 1})
+      for (int round = 0; round < 2; ++round) {
+        cuda::set_attention_wide_blocks(wide);
+        expect_bitwise_per_sequence(kDecodeMix, GetParam(), label.c_str(), -wide);
+      }
+    cuda::set_attention_wide_blocks(-1);
+    for (int64_t heads : {8, 16})
+      expect_bitwise_per_sequence(decode_rows(), GetParam(), label.c_str(), 1, heads);
+  }
+  cuda::set_attention_wide_blocks(0);
+  cuda::set_attention_last_block_combine(0);
+}
+
 std::vector<Params> all_params() {
   std::vector<Params> out;
   for (DType dt : {DType::kF32, DType::kBF16, DType::kF16})
