@@ -1,5 +1,7 @@
 #include "cli/device_flag.h"
 
+#include <fmt/core.h>
+
 #include "backend/device.h"
 #include "core/error.h"
 #include "model/tp/tensor_parallel_model.h"
@@ -28,7 +30,11 @@ void add_graph_flags(CLI::App& cmd, GraphFlags& flags) {
 }
 
 void apply_attention_precision(const GraphFlags& flags, DeviceKind kind) {
-  device_backend(kind).set_fast_attention(flags.attention_precision == "fast");
+  const bool fast = flags.attention_precision == "fast";
+  if (fast && kind == DeviceKind::kCpu)
+    fmt::print(stderr,
+               "--attention-precision fast: the CPU computes attention in f32 either way\n");
+  device_backend(kind).set_fast_attention(fast);
 }
 
 Device resolve_device(const std::string& flag) {
