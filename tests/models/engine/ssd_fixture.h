@@ -50,17 +50,23 @@ class SsdFolderTest : public ::testing::Test {
     return out;
   }
 
+  // A page file's header, whatever its namespace.
+  static PageFileHeader header_of(const std::filesystem::path& f) {
+    std::vector<uint8_t> head(kPageFileAlign);
+    std::ifstream(f, std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
+    PageFileHeader h;
+    parse_page_header(head, -1, PageKey{}, h);
+    return h;
+  }
+
   // Flips a bit of the last byte of group 0 in every page file but the chain's
   // first: its header and first layers pass, its last layer fails its check.
   // Returns how many files it changed.
   int flip_last_layers() {
     int flipped = 0;
     for (const std::filesystem::path& f : page_files()) {
-      std::vector<uint8_t> head(kPageFileAlign);
-      std::ifstream(f, std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
-      PageFileHeader h;
-      parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
-      if (h.parent.empty()) continue;             // the first page stays whole
+      const PageFileHeader h = header_of(f);
+      if (h.parent.empty()) continue;  // the first page stays whole
       std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
       const auto at = static_cast<std::streamoff>(h.groups[0].offset + h.groups[0].bytes - 1);
       char c = 0;

@@ -97,11 +97,8 @@ TEST_F(TpSsdTier, PagesWrittenAtTwoRanksRestoreAtTwoAndMissAtOne) {
   }  // shutdown: cached pages spill
   const std::vector<fs::path> files = page_files();
   ASSERT_GE(files.size(), 2u);
-  std::vector<uint8_t> head(kPageFileAlign);
-  std::ifstream(files[0], std::ios::binary).read(reinterpret_cast<char*>(head.data()), 4096);
-  PageFileHeader h;
-  parse_page_header(head, -1, PageKey{}, h);  // fills h whatever its namespace
-  EXPECT_NE(h.scheme.find("|tp2"), std::string::npos) << h.scheme;
+  const std::string scheme = header_of(files[0]).scheme;
+  EXPECT_NE(scheme.find("|tp2"), std::string::npos) << scheme;
   {
     Engine one(model(1), nullptr, options(true));
     EXPECT_EQ(one.stats().ssd_files, 0);
