@@ -193,6 +193,7 @@ struct Plan {
   bool staged_combine = false;      // a block a row (combine_row_staged); combine_begin counts rows
   bool tensor_cores = false;        // the rows' arithmetic (tensor_core_rows)
   int fused_warps = kWarps;         // a tensor-core fused block's (tc::fused_warps)
+  bool wide_blocks = false;         // tensor-core split grid: four-warp blocks (tc::wide_staging)
   bool last_block_combine = false;  // the split blocks combine (combine_when_last), no grid
 };
 
@@ -264,10 +265,10 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   plan.split_path = plan.max_splits > 1 && (!fills || sparse) && plan.split_blocks <= 65535 &&
                     plan.ws_floats * sizeof(float) <= kMaxWorkspace;
   if (plan.split_path) plan_staged_combine(plan, base.n_heads);
-  const int64_t blocks =
-      static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
+  plan.wide_blocks =
+      tc::wide_staging(static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks);
   plan.last_block_combine = plan.split_path && plan.tensor_cores && !plan.staged_combine &&
-                            last_block_combine(tc::wide_staging(blocks));
+                            last_block_combine(plan.wide_blocks);
   return plan;
 }
 
@@ -341,7 +342,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     (void)ready;
     const int64_t blocks =
         static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
-    const bool wide = tc::wide_staging(blocks);
+    const bool wide = plan.wide_blocks;
     const int per_block = wide ? 1 : tc::splits_per_block(blocks, plan.max_splits);
     const dim3 grid(static_cast<unsigned>((plan.max_splits + per_block - 1) / per_block),
                     static_cast<unsigned>(base.n_kv_heads),
