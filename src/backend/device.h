@@ -63,10 +63,10 @@ class DeviceBackend {
   // run, not while work is in flight. The CPU kernels are invariant either way.
   virtual void set_batch_invariant(bool on) { (void)on; }
   virtual bool batch_invariant() const { return true; }
-  // The attention's products on this backend's tensor cores, process-wide (docs/cuda.md,
-  // `--attention-precision`): exact (the default; within 1e-5 of the f32 CPU reference) or fast
-  // (q and p rounded once to the K/V dtype: bf16 precision, fewer products). Either is
-  // deterministic; set it before a run. The CPU computes in f32 either way.
+  // The attention's products on this backend's tensor cores, process-wide
+  // (`--attention-precision`, docs/attention-precision.md): exact (the default; within 1e-5 of
+  // the f32 CPU reference) or fast (q and p rounded once to the K/V dtype: bf16 precision, fewer
+  // products). Either is deterministic; set it before a run. The CPU computes in f32 either way.
   virtual void set_fast_attention(bool on) { (void)on; }
   virtual bool fast_attention() const { return false; }
   // The name of the arithmetic this backend's ops run now ("cpu"; "cuda", "cuda+fast-attention",
