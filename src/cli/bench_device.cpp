@@ -361,12 +361,14 @@ void bench_other_precision(const Ctx& x, Model& m, double decode_on, double batc
   const double batched = bench_decode(x, m, batch, x.f.prompt_tokens);
   const double prefill = bench_prefill(x, m);
   dev.set_fast_attention(!fast);
+  // The fast rate over the exact one, - 1, in %: `other` ran under the other precision.
+  const auto gain = [fast](double other, double on) {
+    return 100.0 * (fast ? other / on - 1.0 : on / other - 1.0);
+  };
   fmt::print(
       "  fast attention products against exact: decode batch 1 {:+.1f}%, batch {} {:+.1f}%, "
       "prefill {:+.1f}%\n",
-      100.0 * (fast ? decode / decode_on - 1.0 : decode_on / decode - 1.0), batch,
-      100.0 * (fast ? batched / batch_on - 1.0 : batch_on / batched - 1.0),
-      100.0 * (fast ? prefill / prefill_on - 1.0 : prefill_on / prefill - 1.0));
+      gain(decode, decode_on), batch, gain(batched, batch_on), gain(prefill, prefill_on));
 }
 
 // Each rank's GPU: --rank-devices, then r for the ranks it does not name.
