@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every command-line error exits 1, as cairn's own errors do
+    // (CLI11's codes, 105 and up, would tell scripts nothing more).
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const cairn::Error& e) {
     fmt::print(stderr, "cairn: error: {}\n", e.what());
     return 1;
