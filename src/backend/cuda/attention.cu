@@ -21,6 +21,7 @@
 #include "backend/cuda/attention_host.cuh"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/op_errors.h"
+#include "backend/cuda/wgmma_gemm.h"
 
 namespace cairn::cuda {
 namespace attn {
@@ -248,7 +249,22 @@ std::atomic<int>& narrow_slots() {
   return n;
 }
 
+// 1: head_dim 64 and 128 fused grids on warpgroup products where the GPU has them, 0: on
+// mma.sync (CAIRN_ATTENTION_WGMMA=0|1; default 0: not yet run on a GPU, docs/cuda-attention.md).
+std::atomic<int>& warpgroup_switch() {
+  static std::atomic<int> on{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_WGMMA");
+    return v ? (std::atoi(v) != 0 ? 1 : 0) : 0;
+  }()};
+  return on;
+}
+
 }  // namespace
+
+bool tc::warpgroup_fused(int head_dim) {
+  return (head_dim == 64 || head_dim == 128) && warpgroup_switch().load() != 0 &&
+         wgmma_gemm_available();
+}
 
 int tc::narrow_block_slots() {
   return narrow_slots().load();
@@ -326,6 +342,13 @@ void set_attention_last_block_combine(int mode) {
 
 void set_attention_narrow_blocks(int slots) {
   attn::narrow_slots().store(std::clamp(slots, 0, 2));
+}
+
+void set_attention_warpgroup_products(bool on) {
+  attn::warpgroup_switch().store(on ? 1 : 0);
+}
+bool attention_warpgroup_products() {
+  return attn::warpgroup_switch().load() != 0;
 }
 
 void set_attention_tensor_cores(bool on) {

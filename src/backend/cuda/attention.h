@@ -42,6 +42,11 @@ void set_attention_staged_combine(int mode);
 // same operations. Default 0 unless CAIRN_ATTENTION_LAST_BLOCK_COMBINE is set (read once per
 // process).
 void set_attention_last_block_combine(int mode);
+// Fused (prefill) grids of head_dim 64 and 128 on warpgroup products (wgmma, sm_90a) instead of
+// mma.sync: speed only, the same bits (attention_tc_wg.cuh). Off by default until it has run on
+// a GPU; CAIRN_ATTENTION_WGMMA=1 turns it on (read once per process).
+void set_attention_warpgroup_products(bool on);
+bool attention_warpgroup_products();
 bool attention_tensor_cores();
 // The tensor-core rows' products (attention_tc_math.cuh): exact (false, the default: q and p in
 // hi and lo parts, within 1e-5 of the f32 CPU reference) or fast (true: q and p rounded once to

@@ -70,6 +70,9 @@ int splits_per_block(int64_t blocks, int max_splits);
 // Slots of the narrow decode blocks (attention_tc_narrow.cuh), 0 when they are off
 // (cuda::set_attention_narrow_blocks).
 int narrow_block_slots();
+// Whether fused grids of this head_dim run on warpgroup products (attention_tc_wg.cuh): 64 and
+// 128, on sm_90a, unless cuda::set_attention_warpgroup_products turned them off.
+bool warpgroup_fused(int head_dim);
 }  // namespace tc
 
 inline size_t smem_bytes(int rows_per_warp, int stride) {

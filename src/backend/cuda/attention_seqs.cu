@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "backend/cuda/attention_host.cuh"
+#include "backend/cuda/attention_seq_table.cuh"
 #include "backend/cuda/attention_seqs.h"
+#include "backend/cuda/attention_tc_wg.cuh"
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/entry_table.cuh"
 #include "backend/cuda/launch.h"
@@ -20,66 +22,6 @@
 namespace cairn::cuda {
 namespace attn {
 namespace {
-
-// One sequence with queries, as the kernels see it.
-struct SeqEntry {
-  const void* k;  // [>= n_kv, n_kv_heads, head_dim]; null when paged
-  const void* v;
-  int64_t page_begin;  // paged: its first entry of the page table
-  int64_t q_begin;     // its first row of q and out
-  int64_t ws_offset;   // floats into the workspace: its part_ml, then its part_acc
-  int32_t n_q, n_kv;
-  int32_t split_begin, fused_begin, combine_begin;  // its first block in each grid
-  int32_t vec_loads;
-};
-
-// Sequences held in the kernels' parameters (entry_table.cuh, 8 KiB): a decode step of up to 128.
-constexpr int kHeldSeqs = 128;
-using SeqTable = EntryTable<SeqEntry, kHeldSeqs>;
-
-enum class Grid { kSplit, kFused, kCombine };
-
-template <Grid G>
-__device__ __forceinline__ int begin_of(const SeqEntry& e) {
-  return G == Grid::kSplit ? e.split_begin : G == Grid::kFused ? e.fused_begin : e.combine_begin;
-}
-
-// The last entry whose blocks in `grid` start at or before `block` (entries are in block order
-// and each has at least one block; the grid has n_blocks). A grid in which every sequence has
-// as many blocks (decode) finds it at the proportional guess with two independent loads; else
-// a binary search.
-template <Grid G>
-__device__ __forceinline__ const SeqEntry& find_seq(const SeqEntry* seqs, int n, int block,
-                                                    int n_blocks) {
-  const int guess = static_cast<int>(static_cast<int64_t>(block) * n / n_blocks);
-  if (begin_of<G>(seqs[guess]) <= block && (guess + 1 == n || begin_of<G>(seqs[guess + 1]) > block))
-    return seqs[guess];
-  int lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (begin_of<G>(seqs[mid]) <= block)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return seqs[lo];
-}
-
-// The Params cuda::attention would build for this sequence alone (but for the
-// key positions, implicit here, and the workspace offset).
-__device__ __forceinline__ Params seq_params(const Params& base, const SeqEntry& e) {
-  Params p = base;
-  const int64_t row0 = e.q_begin * base.n_heads * base.head_dim;
-  p.q = base.q + row0, p.out = base.out + row0, p.q_pos = base.q_pos + e.q_begin;
-  p.k = e.k, p.v = e.v, p.n_q = e.n_q, p.n_kv = e.n_kv, p.vec_loads = e.vec_loads != 0;
-  if (base.pages) p.pages = base.pages + e.page_begin;
-  p.n_splits = (e.n_kv + kSplitKeys - 1) / kSplitKeys;
-  if (base.part_ml) {
-    p.part_ml = base.part_ml + e.ws_offset;
-    p.part_acc = p.part_ml + static_cast<int64_t>(e.n_q) * base.n_heads * p.n_splits * 2;
-  }
-  return p;
-}
 
 template <typename T, int S>
 __global__ void __launch_bounds__(kThreads)
@@ -170,16 +112,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   split_blocks<T, HD, kThreads, 0, Exact>(base, seqs, n_seqs, per_block);
 }
 
-// The grid's last blocks first: a sequence's last rows see the most keys when causal.
-template <typename T, int HD, int W, bool Exact>
+// The grid's last blocks first: a sequence's last rows see the most keys when causal. Wg: the
+// products on warpgroups (tc::wg_fused_block), else each warp's mma.sync (tc::fused_block).
+template <typename T, int HD, int W, bool Exact, bool Wg>
 __global__ void __launch_bounds__(W * 32)
     seqs_tc_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const int block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, block, gridDim.x);
-  tc::fused_block<T, HD, W, Exact>(seq_params(base, e), reinterpret_cast<uint8_t*>(smem4),
-                                   blockIdx.y, (block - e.fused_begin) * W * tc::kRows);
+  const int row0 = (block - e.fused_begin) * W * tc::kRows;
+  uint8_t* smem = reinterpret_cast<uint8_t*>(smem4);
+  if constexpr (Wg)
+    tc::wg_fused_block<T, HD, W, Exact>(seq_params(base, e), smem, blockIdx.y, row0);
+  else
+    tc::fused_block<T, HD, W, Exact>(seq_params(base, e), smem, blockIdx.y, row0);
 }
 
 // The table and the grids of one call.
@@ -321,14 +268,32 @@ void launch_narrow(const Params& base, const Plan& plan, const SeqTable& table, 
                 base, table, static_cast<int>(plan.seqs.size()), per_block);
 }
 
-template <typename T, int HD, int W, bool Exact>
+template <typename T, int HD, int W, bool Exact, bool Wg>
 void launch_tc_fused(const Params& base, const Plan& plan, const SeqTable& table) {
-  const size_t smem = tc::Layout<HD>::bytes(W, true);
-  static const bool ready = (allow_smem(seqs_tc_fused_kernel<T, HD, W, Exact>, smem), true);
+  constexpr auto kernel = seqs_tc_fused_kernel<T, HD, W, Exact, Wg>;
+  size_t smem = tc::Layout<HD>::bytes(W, true);
+  if constexpr (Wg) smem = tc::WgLayout<HD>::bytes(W);
+  static const bool ready = (allow_smem(kernel, smem), true);
   (void)ready;
   const dim3 grid(static_cast<unsigned>(plan.fused_blocks), static_cast<unsigned>(base.n_kv_heads));
-  launch_kernel("seqs_tc_fused_kernel", seqs_tc_fused_kernel<T, HD, W, Exact>, grid, W * 32, smem,
+  launch_kernel(Wg ? "seqs_wg_fused_kernel" : "seqs_tc_fused_kernel", kernel, grid, W * 32, smem,
                 base, table, static_cast<int>(plan.seqs.size()));
+}
+
+// The fused grid on plan.fused_warps warps a block, on warpgroup products where they run.
+template <typename T, int HD, bool Exact>
+void launch_fused(const Params& base, const Plan& plan, const SeqTable& table) {
+  if constexpr (HD <= 128) {
+    if (tc::warpgroup_fused(HD)) {
+      if constexpr (HD == 128)
+        if (plan.fused_warps == 12)
+          return launch_tc_fused<T, HD, 12, Exact, true>(base, plan, table);
+      return launch_tc_fused<T, HD, kWarps, Exact, true>(base, plan, table);
+    }
+  }
+  if constexpr (HD == 128)
+    if (plan.fused_warps == 12) return launch_tc_fused<T, HD, 12, Exact, false>(base, plan, table);
+  launch_tc_fused<T, HD, kWarps, Exact, false>(base, plan, table);
 }
 
 template <typename T, int HD, bool Exact>
@@ -361,9 +326,7 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     if (!plan.last_block_combine) launch_combine<HD / 32>(base, plan, table);
     return;
   }
-  if constexpr (HD == 128)
-    if (plan.fused_warps == 12) return launch_tc_fused<T, HD, 12, Exact>(base, plan, table);
-  launch_tc_fused<T, HD, kWarps, Exact>(base, plan, table);
+  launch_fused<T, HD, Exact>(base, plan, table);
 }
 
 // The tensor-core kernels of the call's precision (base.fast).

@@ -14,6 +14,7 @@
 
 #include "backend/cuda/attention_tc_stage.cuh"
 #include "backend/cuda/attention_tile.cuh"
+#include "backend/cuda/wgmma.cuh"
 
 namespace cairn::cuda::attn::tc {
 
@@ -26,33 +27,32 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
   }
 }
 
-// Key blocks [kb, end) that some row of the block may see, in order, for the warp's rows:
-// the next block's K/V staged (by the block's first NT threads) while the current one is
-// attended.
-// prologue() runs once the first block's copies are issued (the q tiles load meanwhile);
-// split_end() after the last block of each key split attended. A warp that does not `attend`
-// only stages and keeps the barriers. Exact: the products' precision (attention_tc_math.cuh).
-template <typename T, int HD, int NT, bool Exact, typename Prologue, typename SplitEnd>
-__device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, uint32_t q_hi,
-                     uint32_t q_lo, const Rows& rows, State<HD>& st, int kb, int end,
-                     Prologue prologue, SplitEnd split_end, bool attend = true) {
+// Key blocks [kb, end) that some row of the block may see, in order: the next block's K/V
+// staged (by the block's first NT threads, in tile_chunk<HD, SlabRows>'s layout) while the
+// current one is attended. prologue() runs once the first block's copies are issued (the q
+// tiles load meanwhile); attend(key0, k_tile, v_tile) takes each staged block (every thread of
+// the block calls it: its barriers are around it); split_end() runs after the last block of
+// each key split attended. Tiles read through wgmma (SlabRows > 0) are fenced for the async
+// proxy before the barrier that publishes them.
+template <int HD, int NT, int SlabRows, typename Prologue, typename Attend, typename SplitEnd>
+__device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, int kb, int end,
+                     Prologue prologue, Attend attend, SplitEnd split_end) {
   using L = Layout<HD>;
   const bool stager = threadIdx.x < NT;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end && stager) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
+  if (kb < end && stager) stage_tile<HD, NT, SlabRows>(p, stages, b.kvh, kb * kKeyBlock);
   mma::commit();
   prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
-    if (next < end && stager) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
+    if (next < end && stager) stage_tile<HD, NT, SlabRows>(p, ahead, b.kvh, next * kKeyBlock);
     mma::commit();
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
+    if constexpr (SlabRows > 0) wg::fence_proxy_async();
     __syncthreads();
     const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
-    if (attend)
-      attend_tile<T, HD, Exact>(p, kb * kKeyBlock, q_hi, q_lo, k_tile, k_tile + L::kKvTile, rows,
-                                st);
+    attend(kb * kKeyBlock, k_tile, k_tile + L::kKvTile);
     __syncthreads();  // the slot is refilled two key blocks later
     if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();
     kb = next;
@@ -212,10 +212,12 @@ __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int 
   Totals tot;
   tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kW)) + warp * kRows * HD / 2;
   State<HD> st;
-  walk<T, HD, kStagers, Exact>(
-      p, b, smem + L::stages_offset(kW), q_hi, q_hi + L::kQTile, rows, st, 0,
-      p.n_splits * kBlocksPerSplit,
+  walk<HD, kStagers, 0>(
+      p, b, smem + L::stages_offset(kW), 0, p.n_splits * kBlocksPerSplit,
       [&] { load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows); },
+      [&](int key0, uint32_t k_tile, uint32_t v_tile) {
+        attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + L::kQTile, k_tile, v_tile, rows, st);
+      },
       [&] {
         fold_totals<HD>(tot, st);
         st = State<HD>{};

@@ -99,9 +99,20 @@ struct State {
   float acc[HD / 8][4] = {};
 };
 
+// Byte offset of 16-byte chunk c of tile row r. SlabRows 0: rows of head_dim elements one after
+// another (mma::swizzled); else slabs of 64 dims (128-byte rows), slab c / 8 holding the tile's
+// SlabRows rows: the K-major 128-byte-swizzled layout wgmma reads (wgmma.cuh). The same chunk
+// swizzle c % 8 ^ r % 8 in both; at head_dim 64 the two are one layout.
+template <int HD, int SlabRows>
+__device__ __forceinline__ uint32_t tile_chunk(int r, int c) {
+  if constexpr (SlabRows == 0) return mma::swizzled<HD * 2>(r, c);
+  return static_cast<uint32_t>((c / 8) * SlabRows * 128 + r * 128 + (((c % 8) ^ (r & 7)) * 16));
+}
+
 // Row i of the warp's tile from its loaded elements x (zeros past the last row): q' = q · 2^e
-// split into the hi and lo tiles, and this lane's Rows entry when the row is one of its two.
-template <typename T, int HD>
+// split into the hi and lo tiles (laid out as tile_chunk<HD, SlabRows>), and this lane's Rows
+// entry when the row is one of its two.
+template <typename T, int HD, int SlabRows = 0>
 __device__ __forceinline__ void q_row(const Params& p, int kvh, int row0, int i,
                                       const float (&x)[HD / 32], uint8_t* q_hi, uint8_t* q_lo,
                                       Rows& rows) {
@@ -116,7 +127,7 @@ __device__ __forceinline__ void q_row(const Params& p, int kvh, int row0, int i,
 #pragma unroll
   for (int j = 0; j < HD / 64; ++j) {
     const int c = 2 * lane + 64 * j;
-    const uint32_t at = mma::swizzled<HD * 2>(i, c / 8) + (c % 8) * 2;
+    const uint32_t at = tile_chunk<HD, SlabRows>(i, c / 8) + (c % 8) * 2;
     uint32_t hi, lo;
     split2<T>(__fmul_rn(x[2 * j], up), __fmul_rn(x[2 * j + 1], up), hi, lo);
     *reinterpret_cast<uint32_t*>(q_hi + at) = hi;
@@ -154,8 +165,9 @@ __device__ __forceinline__ void q_elements(const Params& p, int kvh, int row0, i
 
 // The warp's rows [row0, row0 + NR) of KV head kvh (NR 16, or 8 for a narrow block): q' split
 // into hi and lo tiles of NR rows (row i's 16-byte chunk c at swizzled(i, c), as mma_tile.cuh
-// lays out k-tiles), and this lane's Rows. Rows past the last are zeros and invalid.
-template <typename T, int HD, int NR = kRows>
+// lays out k-tiles; SlabRows: tile_chunk's), and this lane's Rows. Rows past the last are zeros
+// and invalid.
+template <typename T, int HD, int NR = kRows, int SlabRows = 0>
 __device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, uint8_t* q_lo,
                             Rows& rows) {
   constexpr int kBatch = 4;  // rows whose loads are in flight together
@@ -163,7 +175,8 @@ __device__ void load_q_tile(const Params& p, int kvh, int row0, uint8_t* q_hi, u
     float x[kBatch][HD / 32];
     q_elements<HD, kBatch>(p, kvh, row0, i0, x);
 #pragma unroll
-    for (int r = 0; r < kBatch; ++r) q_row<T, HD>(p, kvh, row0, i0 + r, x[r], q_hi, q_lo, rows);
+    for (int r = 0; r < kBatch; ++r)
+      q_row<T, HD, SlabRows>(p, kvh, row0, i0 + r, x[r], q_hi, q_lo, rows);
   }
 }
 

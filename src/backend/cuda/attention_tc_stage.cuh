@@ -65,10 +65,13 @@ struct Layout {
 // 16·kTpr contiguous bytes). Only a row's start is found at run time: a chunk's global offset
 // is a constant, and its swizzled offset 16·(c ^ (r % 8)) in row r is 16·(c & ~7) +
 // (16·(kTpr·b % 8) ^ x) with x = 16·(t % kTpr ^ r % 8) (t % kTpr < kTpr and kTpr·b % 8 share
-// no bit), so a row costs one lookup and each chunk a copy.
-template <int HD, int NT>
+// no bit), so a row costs one lookup and each chunk a copy. SlabRows: the tile's layout
+// (tile_chunk): rows kRowBytes apart, chunk groups of 8 (64 dims) kSlabBytes apart.
+template <int HD, int NT, int SlabRows = 0>
 struct Chunks {
-  static constexpr int kRowBytes = HD * 2, kChunks = HD / 8;
+  static constexpr int kChunks = HD / 8;
+  static constexpr int kRowBytes = SlabRows == 0 ? HD * 2 : 128;
+  static constexpr int kSlabBytes = SlabRows == 0 ? 128 : SlabRows * 128;
   static constexpr int kTpr = NT >= 64 ? NT / 32 : 2, kRowsApart = NT / kTpr;
   static constexpr int kRowsEach = kKeyBlock / kRowsApart, kEach = kChunks / kTpr;
   static_assert(kChunks % kTpr == 0 && kKeyBlock % kRowsApart == 0, "every thread copies as many");
@@ -80,7 +83,7 @@ struct Chunks {
   }
   __device__ static uint32_t x_of(int r) { return static_cast<uint32_t>((first() ^ (r & 7)) * 16); }
   __device__ static uint32_t at(int b, uint32_t x) {
-    return static_cast<uint32_t>((kTpr * b & ~7) * 16) +
+    return static_cast<uint32_t>(kTpr * b / 8 * kSlabBytes) +
            (static_cast<uint32_t>(kTpr * b % 8 * 16) ^ x);
   }
   // This thread's chunks of the tile row starting at shared address dst (x from its row) from
@@ -99,12 +102,12 @@ struct Chunks {
 
 // Keys at or past n_kv and keys of a released page are zeros, stored directly. K (values
 // false) or V, the key block's rows into `tile`.
-template <int HD, int NT>
+template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int kvh, int key0,
                                              bool values) {
-  using C = Chunks<HD, NT>;
-  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * C::kRowBytes;
-  const int64_t head = static_cast<int64_t>(kvh) * C::kRowBytes + (values ? v_gap(p) : 0);
+  using C = Chunks<HD, NT, SlabRows>;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * HD * 2;
+  const int64_t head = static_cast<int64_t>(kvh) * HD * 2 + (values ? v_gap(p) : 0);
   const uint32_t base = mma::shared_address(tile);
 #pragma unroll
   for (int h = 0; h < C::kRowsEach; ++h) {
@@ -115,11 +118,11 @@ __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int
 }
 
 // Both K and V of the key block, V's tile right after K's: one row lookup for the two.
-template <int HD, int NT>
+template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_chunks_kv(const Params& p, uint8_t* tile, int kvh, int key0) {
-  using C = Chunks<HD, NT>;
-  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * C::kRowBytes;
-  const int64_t head = static_cast<int64_t>(kvh) * C::kRowBytes, gap = v_gap(p);
+  using C = Chunks<HD, NT, SlabRows>;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * HD * 2;
+  const int64_t head = static_cast<int64_t>(kvh) * HD * 2, gap = v_gap(p);
   const uint32_t base = mma::shared_address(tile);
 #pragma unroll
   for (int h = 0; h < C::kRowsEach; ++h) {
@@ -132,7 +135,7 @@ __device__ __forceinline__ void stage_chunks_kv(const Params& p, uint8_t* tile, 
 }
 
 // Element-wise, for rows that are not 16-byte aligned: the same tile values, synchronously.
-template <int HD, int NT>
+template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, int kvh, int key0,
                                                bool values) {
   constexpr int kRowBytes = HD * 2;
@@ -141,7 +144,7 @@ __device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, i
   for (int i = static_cast<int>(threadIdx.x); i < kKeyBlock * HD; i += NT) {
     const int j = i / HD, c = i % HD, key = key0 + j;
     const uint8_t* row = key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
-    const uint32_t off = mma::swizzled<kRowBytes>(j, c / 8) + (c % 8) * 2;
+    const uint32_t off = tile_chunk<HD, SlabRows>(j, c / 8) + (c % 8) * 2;
     *reinterpret_cast<uint16_t*>(tile + off) =
         row ? reinterpret_cast<const uint16_t*>(row + head_off)[c] : uint16_t{0};
   }
@@ -149,21 +152,21 @@ __device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, i
 
 // Stages keys [key0, key0 + 32) of KV head kvh of K (values false) or V into `tile`, by the
 // block's NT threads. cp.async copies complete at the caller's wait; direct stores at once.
-template <int HD, int NT>
+template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int kvh, int key0,
                                            bool values) {
   if (p.vec_loads)
-    stage_chunks<HD, NT>(p, tile, kvh, key0, values);
+    stage_chunks<HD, NT, SlabRows>(p, tile, kvh, key0, values);
   else
-    stage_elements<HD, NT>(p, tile, kvh, key0, values);
+    stage_elements<HD, NT, SlabRows>(p, tile, kvh, key0, values);
 }
 
 // The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile).
-template <int HD, int NT>
+template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
-  if (p.vec_loads) return stage_chunks_kv<HD, NT>(p, tile, kvh, key0);
-  stage_elements<HD, NT>(p, tile, kvh, key0, false);
-  stage_elements<HD, NT>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
+  if (p.vec_loads) return stage_chunks_kv<HD, NT, SlabRows>(p, tile, kvh, key0);
+  stage_elements<HD, NT, SlabRows>(p, tile, kvh, key0, false);
+  stage_elements<HD, NT, SlabRows>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
 }
 
 }  // namespace cairn::cuda::attn::tc

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/cuda/attention.h"
+#include "backend/cuda/wgmma_gemm.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -230,6 +231,33 @@ TEST_P(AttentionSeqsGpu, FastProductsKeepEveryPathsBits) {
   cuda::set_attention_fused_warps(12);
   expect_bitwise_per_sequence(chunks, GetParam(), "fast products, 12-warp fused blocks");
   cuda::set_attention_fused_warps(0);
+}
+
+// Fused grids on warpgroup products (cuda::set_attention_warpgroup_products: on by default where
+// the GPU has them) and on each warp's mma.sync, exact and fast, twelve-warp and four-warp
+// blocks: every row has the bits of the per-sequence calls, which never take the warpgroup
+// kernels. Head dims 64 and 128 run both; 256 and f32 only the mma.sync or CUDA-core blocks.
+TEST_P(AttentionSeqsGpu, WarpgroupFusedBlocksLeaveTheBits) {
+  CAIRN_NEED_GPU();
+  if (!cuda::wgmma_gemm_available()) GTEST_SKIP() << "no warpgroup products on this GPU";
+  const SwitchScope fast(cuda::attention_fast_products, cuda::set_attention_fast_products, false);
+  const SwitchScope wg(cuda::attention_warpgroup_products, cuda::set_attention_warpgroup_products,
+                       true);
+  std::vector<SeqShape> chunks;
+  for (int64_t i = 0; i < 25; ++i) chunks.push_back({256, 256 + 31 * i});
+  for (bool on : {true, false})
+    for (bool fast_products : {false, true}) {
+      cuda::set_attention_warpgroup_products(on);
+      cuda::set_attention_fast_products(fast_products);
+      const std::string label = std::string(on ? "warpgroup" : "mma.sync") +
+                                (fast_products ? " fast" : " exact") + " products";
+      for (int warps : {12, 4}) {
+        cuda::set_attention_fused_warps(warps);
+        expect_bitwise_per_sequence(chunks, GetParam(), (label + ", fused blocks").c_str());
+      }
+      cuda::set_attention_fused_warps(0);
+      expect_bitwise_per_sequence(kPrefillMix, GetParam(), (label + ", prefill mix").c_str());
+    }
 }
 
 // Split grids of tensor-core blocks combining in their last blocks (forced for every grid, and

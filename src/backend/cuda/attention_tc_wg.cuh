@@ -1,0 +1,134 @@
+// The fused block on warpgroup products (wgmma, sm_90a): fused_block's rows, key blocks, softmax
+// and folds (attention_tc_blocks.cuh), with each key block's two products issued by the
+// warpgroup as asynchronous wgmma k16 steps instead of each warp's mma.sync and ldmatrix.
+// Speed only: every row's bits are fused_block's.
+//   - A warpgroup (warps 4g .. 4g + 3) holds 64 rows, warp w's 16 rows at rows 16(w % 4) of its
+//     q tiles: wgmma's m64 rows are the four warps' m16 fragments, and its accumulators are laid
+//     out per warp as mma.sync's C fragments (wgmma.cuh), so the masks, the online softmax and
+//     the folds run per warp exactly as there.
+//   - Scores: s = Σ hi·k then Σ lo·k over k16 steps from dim 0, as m64n32k16 products (A: the
+//     q tile, B: the K tile, both K-major in shared memory); each output element is the same
+//     chain of k16 steps as tile_scores' mma.sync (a k16 step's product and sum are the same
+//     instruction's on either path, docs/determinism.md).
+//   - Values: acc += P_hi·V, then P_lo·V, keys 0-15, then 16-31, as m64nHDk16 products with the
+//     weights' A fragments in registers (weight_fragments: mma.sync's A layout is wgmma's) and V
+//     read N-major (transposed) from its tile.
+// Tiles (q, K, V) are in tile_chunk's slab layout (rows of 128 bytes, 64 dims a slab), each
+// 1,024-byte aligned: wgmma's K-major 128-byte swizzle for q and K; for V, its N-major one
+// (8-key groups 1,024 bytes apart, 64-dim slabs kKeyBlock · 128 bytes apart).
+#pragma once
+
+#include "backend/cuda/attention_tc_blocks.cuh"
+#include "backend/cuda/wgmma_rs.cuh"
+
+namespace cairn::cuda::attn::tc {
+
+template <int HD>
+struct WgLayout {
+  static_assert(HD == 64 || HD == 128, "an m64nHDk16 accumulator of HD / 2 registers a thread");
+  static constexpr int kQTile = 64 * HD * 2;       // a warpgroup's hi (or lo) q tile
+  static constexpr int kQSlab = 64 * 128;          // its 64 dims of 64 rows
+  static constexpr int kKvSlab = kKeyBlock * 128;  // 64 dims of a K or V tile
+  static constexpr int kAlign = 1024;              // the 128-byte swizzle's period
+  // Layout<HD>::bytes(W, true)'s parts in the same sizes, plus slack to align the first.
+  static constexpr size_t bytes(int warps) { return Layout<HD>::bytes(warps, true) + kAlign; }
+};
+
+// S = Q·Kᵀ of the warpgroup's 64 rows and the key block's 32 keys, in this warp's C fragments
+// s[nt][e]: the hi chain and (Exact) the lo chain, then hi + lo.
+template <typename T, int HD, bool Exact>
+__device__ __forceinline__ void wg_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
+                                          float (&s)[4][4]) {
+  using L = WgLayout<HD>;
+  float hi[16] = {}, lo[16] = {};
+  wg::pin(hi), wg::pin(lo);
+  wg::fence();
+#pragma unroll
+  for (int ks = 0; ks < HD / 16; ++ks) {
+    const uint32_t step = (ks % 4) * 32;  // k16 step ks % 4 of slab ks / 4
+    const uint64_t b = wg::tile_descriptor(k_tile + (ks / 4) * L::kKvSlab + step);
+    wg::wgmma_k16<T, 32>(hi, wg::tile_descriptor(q_hi + (ks / 4) * L::kQSlab + step), b);
+    if constexpr (Exact)
+      wg::wgmma_k16<T, 32>(lo, wg::tile_descriptor(q_lo + (ks / 4) * L::kQSlab + step), b);
+  }
+  wg::commit();
+  wg::wait<0>();
+  wg::pin(hi), wg::pin(lo);
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      s[nt][e] = Exact ? __fadd_rn(hi[4 * nt + e], lo[4 * nt + e]) : hi[4 * nt + e];
+}
+
+// acc += P·V over the key block: for keys 0-15, then 16-31, the P_hi step, then (Exact) P_lo.
+template <typename T, int HD, bool Exact>
+__device__ __forceinline__ void wg_values(const float (&w)[4][4], uint32_t v_tile, State<HD>& st) {
+  using L = WgLayout<HD>;
+  float(&acc)[HD / 2] = reinterpret_cast<float(&)[HD / 2]>(st.acc);
+  uint32_t hi[2][4], lo[2][4];
+#pragma unroll
+  for (int ks = 0; ks < 2; ++ks) weight_fragments<T, Exact>(w, ks, hi[ks], lo[ks]);
+  wg::pin(acc);
+  wg::fence();
+#pragma unroll
+  for (int ks = 0; ks < 2; ++ks) {
+    const uint64_t b = wg::n_major_descriptor(v_tile + ks * 2 * L::kAlign, L::kKvSlab);
+    wg::wgmma_k16_rs<T, HD>(acc, hi[ks], b);
+    if constexpr (Exact) wg::wgmma_k16_rs<T, HD>(acc, lo[ks], b);
+  }
+  wg::commit();
+  wg::wait<0>();
+  wg::pin(acc);
+}
+
+// One key block for the warp's rows (attend_tile's steps, the products the warpgroup's).
+template <typename T, int HD, bool Exact>
+__device__ __forceinline__ void wg_attend_tile(const Params& p, int key0, uint32_t q_hi,
+                                               uint32_t q_lo, uint32_t k_tile, uint32_t v_tile,
+                                               const Rows& rows, State<HD>& st) {
+  float w[4][4];
+  wg_scores<T, HD, Exact>(q_hi, q_lo, k_tile, w);
+  mask_logits(p, key0, rows, w);
+  softmax_row<HD>(0, w, st);
+  softmax_row<HD>(1, w, st);
+  wg_values<T, HD, Exact>(w, v_tile, st);
+}
+
+// fused_block on W / 4 warpgroups: rows [row0, row0 + 16W) of KV head kvh over every key split.
+// Shared memory (from the first 1,024-byte boundary of smem): per warpgroup its hi q tile, then
+// its lo; the two K/V stages; each warp's totals (Layout<HD>'s sizes).
+template <typename T, int HD, int W, bool Exact>
+__device__ __forceinline__ void wg_fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
+  using L = Layout<HD>;
+  using G = WgLayout<HD>;
+  static_assert(W % 4 == 0, "whole warpgroups");
+  constexpr int kStagers = W * 32 > 256 ? 256 : W * 32;
+  smem += (G::kAlign - mma::shared_address(smem) % G::kAlign) % G::kAlign;
+  const int warp = threadIdx.x >> 5;
+  BlockRows b;
+  b.kvh = kvh, b.row0 = row0;
+  query_range(p, b, W * kRows);
+  uint8_t* q_g = smem + warp / 4 * 2 * G::kQTile;  // the warpgroup's hi tile, then its lo
+  uint8_t* q_w = q_g + warp % 4 * kRows * 128;     // the warp's rows in both
+  const uint32_t q_hi = mma::shared_address(q_g), q_lo = q_hi + G::kQTile;
+  Rows rows;
+  Totals tot;
+  tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(W)) + warp * kRows * HD / 2;
+  State<HD> st;
+  walk<HD, kStagers, kKeyBlock>(
+      p, b, smem + L::stages_offset(W), 0, p.n_splits * kBlocksPerSplit,
+      [&] {
+        load_q_tile<T, HD, kRows, 64>(p, kvh, row0 + warp * kRows, q_w, q_w + G::kQTile, rows);
+      },
+      [&](int key0, uint32_t k_tile, uint32_t v_tile) {
+        wg_attend_tile<T, HD, Exact>(p, key0, q_hi, q_lo, k_tile, v_tile, rows, st);
+      },
+      [&] {
+        fold_totals<HD>(tot, st);
+        st = State<HD>{};
+      });
+  store_outputs<HD>(p, rows, tot);
+}
+
+}  // namespace cairn::cuda::attn::tc
