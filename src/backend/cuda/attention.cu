@@ -250,11 +250,11 @@ std::atomic<int>& narrow_slots() {
 }
 
 // 1: head_dim 64 and 128 fused grids on warpgroup products where the GPU has them, 0: on
-// mma.sync (CAIRN_ATTENTION_WGMMA=0|1; default 0: not yet run on a GPU, docs/cuda-attention.md).
+// mma.sync (CAIRN_ATTENTION_WGMMA=0|1; default 1; docs/cuda-attention.md).
 std::atomic<int>& warpgroup_switch() {
   static std::atomic<int> on{[] {
     const char* v = std::getenv("CAIRN_ATTENTION_WGMMA");
-    return v ? (std::atoi(v) != 0 ? 1 : 0) : 0;
+    return v ? (std::atoi(v) != 0 ? 1 : 0) : 1;
   }()};
   return on;
 }

@@ -43,8 +43,8 @@ void set_attention_staged_combine(int mode);
 // process).
 void set_attention_last_block_combine(int mode);
 // Fused (prefill) grids of head_dim 64 and 128 on warpgroup products (wgmma, sm_90a) instead of
-// mma.sync: speed only, the same bits (attention_tc_wg.cuh). Off by default until it has run on
-// a GPU; CAIRN_ATTENTION_WGMMA=1 turns it on (read once per process).
+// mma.sync: speed only, the same bits (attention_tc_wg.cuh). On by default where the GPU has
+// them; CAIRN_ATTENTION_WGMMA=0 turns it off (read once per process).
 void set_attention_warpgroup_products(bool on);
 bool attention_warpgroup_products();
 bool attention_tensor_cores();
