@@ -68,72 +68,49 @@ __device__ void wgmma_k16(float (&d)[N / 2], uint64_t a, uint64_t b)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     ;
 // Written out per N (one macro, for both dtypes): inline PTX needs its operand list as a
-// literal.
-#define CAIRN_WGMMA_N32(T, TYPE)                                                                  \
-  template <>                                                                                     \
-  __device__ __forceinline__ void wgmma_k16<T, 32>(float(&d)[16], uint64_t a, uint64_t b) {       \
-    asm volatile(                                                                                 \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                              \
-        "wgmma.mma_async.sync.aligned.m64n32k16.f32." TYPE "." TYPE                               \
-        " {"                                                                                      \
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"                    \
-        "}, %16, %17, p, 1, 1, 0, 0;\n}\n"                                                        \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),     \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), \
-          "+f"(d[14]), "+f"(d[15])                                                                \
-        : "l"(a), "l"(b), "r"(1));                                                                \
+// literal. CAIRN_WGMMA_D<R>: the placeholders of d's R registers; CAIRN_WGMMA_OUT<R>: their
+// constraints (also wgmma_rs.cuh's).
+#define CAIRN_WGMMA_D16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+#define CAIRN_WGMMA_D32                                                                           \
+  CAIRN_WGMMA_D16 ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, " \
+                  "%31"
+#define CAIRN_WGMMA_D64                                                                         \
+  CAIRN_WGMMA_D32                                                                               \
+      ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, " \
+      "%49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define CAIRN_WGMMA_OUT16                                                                         \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15])
+#define CAIRN_WGMMA_OUT32                                                                          \
+  CAIRN_WGMMA_OUT16, "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),   \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+#define CAIRN_WGMMA_OUT64                                                                          \
+  CAIRN_WGMMA_OUT32, "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), \
+      "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),   \
+      "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),   \
+      "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]),   \
+      "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+// m64nNk16 with both operands from shared memory: R = N / 2 accumulators, operands %R (a) and
+// %R+1 (b), the scale-d predicate from %R+2.
+#define CAIRN_WGMMA_SS(T, TYPE, N, R, A, B, P)                                            \
+  template <>                                                                             \
+  __device__ __forceinline__ void wgmma_k16<T, N>(float(&d)[R], uint64_t a, uint64_t b) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                  \
+                 ", 0;\n"                                                                 \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE          \
+                 " {" CAIRN_WGMMA_D##R "}, %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"         \
+                 : CAIRN_WGMMA_OUT##R                                                     \
+                 : "l"(a), "l"(b), "r"(1));                                               \
   }
-CAIRN_WGMMA_N32(__nv_bfloat16, "bf16")
-CAIRN_WGMMA_N32(__half, "f16")
-#undef CAIRN_WGMMA_N32
-#define CAIRN_WGMMA_N64(T, TYPE)                                                                  \
-  template <>                                                                                     \
-  __device__ __forceinline__ void wgmma_k16<T, 64>(float(&d)[32], uint64_t a, uint64_t b) {       \
-    asm volatile(                                                                                 \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                              \
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE                               \
-        " {"                                                                                      \
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                  \
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"          \
-        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"                                                        \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),     \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),           \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),           \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])            \
-        : "l"(a), "l"(b), "r"(1));                                                                \
-  }
-CAIRN_WGMMA_N64(__nv_bfloat16, "bf16")
-CAIRN_WGMMA_N64(__half, "f16")
-#undef CAIRN_WGMMA_N64
-#define CAIRN_WGMMA_N128(T, TYPE)                                                                 \
-  template <>                                                                                     \
-  __device__ __forceinline__ void wgmma_k16<T, 128>(float(&d)[64], uint64_t a, uint64_t b) {      \
-    asm volatile(                                                                                 \
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                              \
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE                              \
-        " {"                                                                                      \
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                  \
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "        \
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "        \
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"          \
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"                                                        \
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),     \
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), \
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),           \
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),           \
-          "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),           \
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),           \
-          "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),           \
-          "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),           \
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),           \
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),           \
-          "+f"(d[62]), "+f"(d[63])                                                                \
-        : "l"(a), "l"(b), "r"(1));                                                                \
-  }
-CAIRN_WGMMA_N128(__nv_bfloat16, "bf16")
-CAIRN_WGMMA_N128(__half, "f16")
-#undef CAIRN_WGMMA_N128
+CAIRN_WGMMA_SS(__nv_bfloat16, "bf16", 32, 16, 16, 17, 18)
+CAIRN_WGMMA_SS(__half, "f16", 32, 16, 16, 17, 18)
+CAIRN_WGMMA_SS(__nv_bfloat16, "bf16", 64, 32, 32, 33, 34)
+CAIRN_WGMMA_SS(__half, "f16", 64, 32, 32, 33, 34)
+CAIRN_WGMMA_SS(__nv_bfloat16, "bf16", 128, 64, 64, 65, 66)
+CAIRN_WGMMA_SS(__half, "f16", 128, 64, 64, 65, 66)
+#undef CAIRN_WGMMA_SS
 #else
 {
   __trap();
