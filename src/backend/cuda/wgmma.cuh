@@ -70,14 +70,14 @@ __device__ void wgmma_k16(float (&d)[N / 2], uint64_t a, uint64_t b)
 // Written out per N (one macro, for both dtypes): inline PTX needs its operand list as a
 // literal. CAIRN_WGMMA_D<R>: the placeholders of d's R registers; CAIRN_WGMMA_OUT<R>: their
 // constraints (also wgmma_rs.cuh's).
+// clang-format off
 #define CAIRN_WGMMA_D16 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
-#define CAIRN_WGMMA_D32                                                                           \
-  CAIRN_WGMMA_D16 ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, " \
-                  "%31"
-#define CAIRN_WGMMA_D64                                                                         \
-  CAIRN_WGMMA_D32                                                                               \
-      ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, " \
-      "%49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define CAIRN_WGMMA_D32 CAIRN_WGMMA_D16 \
+    ", %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define CAIRN_WGMMA_D64 CAIRN_WGMMA_D32 \
+    ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+    ", %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+// clang-format on
 #define CAIRN_WGMMA_OUT16                                                                         \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
