@@ -74,8 +74,8 @@ template <typename T, int HD, int W, bool Exact>
 __global__ void __launch_bounds__(W * 32) tc_fused_kernel(Params p) {
   extern __shared__ float4 smem4[];
   const int tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  tc::fused_block<T, HD, W, Exact>(p, reinterpret_cast<uint8_t*>(smem4), blockIdx.y,
-                                   tile * W * tc::kRows);
+  tc::fused_block<T, HD, W, tc::WarpProducts<T, HD, Exact>>(p, reinterpret_cast<uint8_t*>(smem4),
+                                                            blockIdx.y, tile * W * tc::kRows);
 }
 
 template <typename T, int HD, int W, bool Exact>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cuda/attention_host.cuh"
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 // The grid's last blocks first: a sequence's last rows see the most keys when causal. Wg: the
-// products on warpgroups (tc::wg_fused_block), else each warp's mma.sync (tc::fused_block).
+// products on warpgroups (tc::WgProducts), else each warp's mma.sync (tc::WarpProducts).
 template <typename T, int HD, int W, bool Exact, bool Wg>
 __global__ void __launch_bounds__(W * 32)
     seqs_tc_fused_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
@@ -123,10 +124,8 @@ __global__ void __launch_bounds__(W * 32)
   const SeqEntry& e = find_seq<Grid::kFused>(seqs.entries(), n_seqs, block, gridDim.x);
   const int row0 = (block - e.fused_begin) * W * tc::kRows;
   uint8_t* smem = reinterpret_cast<uint8_t*>(smem4);
-  if constexpr (Wg)
-    tc::wg_fused_block<T, HD, W, Exact>(seq_params(base, e), smem, blockIdx.y, row0);
-  else
-    tc::fused_block<T, HD, W, Exact>(seq_params(base, e), smem, blockIdx.y, row0);
+  using A = std::conditional_t<Wg, tc::WgProducts<T, HD, Exact>, tc::WarpProducts<T, HD, Exact>>;
+  tc::fused_block<T, HD, W, A>(seq_params(base, e), smem, blockIdx.y, row0);
 }
 
 // The table and the grids of one call.

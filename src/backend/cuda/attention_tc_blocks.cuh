@@ -195,28 +195,52 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
   }
 }
 
+// A fused block's arithmetic: where each warp's q tiles lie, the tiles' layout (tile_chunk's
+// SlabRows) and a key block's products. Here each warp's own mma.sync: a warp's hi q tile,
+// then its lo, warp after warp (attention_tc_wg.cuh has the warpgroups' counterpart).
+template <typename T, int HD, bool Exact>
+struct WarpProducts {
+  static constexpr int kSlabRows = 0, kQRowSlab = 0;
+  static constexpr int kLoApart = Layout<HD>::kQTile;  // from a hi q tile to its lo
+  static constexpr size_t kAlign = 16;                 // of the block's shared memory
+  // The hi q tile the warp's products read, and where the warp's rows start in it.
+  __device__ static uint8_t* q_tile(uint8_t* smem, int warp) { return smem + warp * 2 * kLoApart; }
+  __device__ static uint8_t* q_rows(uint8_t* smem, int warp) { return q_tile(smem, warp); }
+  __device__ static void attend(const Params& p, int key0, uint32_t q_hi, uint32_t k_tile,
+                                uint32_t v_tile, const Rows& rows, State<HD>& st) {
+    attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);
+  }
+};
+
 // W warps, 16 rows each: rows [row0, row0 + 16W) of KV head kvh over every key split, the key
 // blocks staged by the first min(32W, 256) threads (a key row's chunks split evenly); the
-// products Exact or fast.
-template <typename T, int HD, int W, bool Exact>
+// products those of A (WarpProducts, or attention_tc_wg.cuh's WgProducts), Exact or fast.
+// Shared memory (from smem rounded up to A::kAlign): the q tiles, the two K/V stages, each
+// warp's totals (Layout<HD>::bytes(W, true)).
+template <typename T, int HD, int W, class A>
 __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
   using L = Layout<HD>;
   constexpr int kW = W, kStagers = W * 32 > 256 ? 256 : W * 32;
+  if constexpr (A::kAlign > 16)
+    smem += (A::kAlign - mma::shared_address(smem) % A::kAlign) % A::kAlign;
   const int warp = threadIdx.x >> 5;
   BlockRows b;
   b.kvh = kvh, b.row0 = row0;
   query_range(p, b, kW * kRows);
-  uint8_t* q_w = smem + warp * 2 * L::kQTile;
+  uint8_t* q_w = A::q_rows(smem, warp);
   Rows rows;
-  const uint32_t q_hi = mma::shared_address(q_w);
+  const uint32_t q_hi = mma::shared_address(A::q_tile(smem, warp));
   Totals tot;
   tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kW)) + warp * kRows * HD / 2;
   State<HD> st;
-  walk<HD, kStagers, 0>(
+  walk<HD, kStagers, A::kSlabRows>(
       p, b, smem + L::stages_offset(kW), 0, p.n_splits * kBlocksPerSplit,
-      [&] { load_q_tile<T, HD>(p, kvh, row0 + warp * kRows, q_w, q_w + L::kQTile, rows); },
+      [&] {
+        load_q_tile<T, HD, kRows, A::kQRowSlab>(p, kvh, row0 + warp * kRows, q_w, q_w + A::kLoApart,
+                                                rows);
+      },
       [&](int key0, uint32_t k_tile, uint32_t v_tile) {
-        attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + L::kQTile, k_tile, v_tile, rows, st);
+        A::attend(p, key0, q_hi, k_tile, v_tile, rows, st);
       },
       [&] {
         fold_totals<HD>(tot, st);

@@ -95,40 +95,25 @@ __device__ __forceinline__ void wg_attend_tile(const Params& p, int key0, uint32
   wg_values<T, HD, Exact>(w, v_tile, st);
 }
 
-// fused_block on W / 4 warpgroups: rows [row0, row0 + 16W) of KV head kvh over every key split.
-// Shared memory (from the first 1,024-byte boundary of smem): per warpgroup its hi q tile, then
-// its lo; the two K/V stages; each warp's totals (Layout<HD>'s sizes).
-template <typename T, int HD, int W, bool Exact>
-__device__ __forceinline__ void wg_fused_block(const Params& p, uint8_t* smem, int kvh, int row0) {
-  using L = Layout<HD>;
+// fused_block's arithmetic on warpgroups (W a multiple of 4): a warpgroup's hi q tile of 64 rows,
+// then its lo, warpgroup after warpgroup, warp w's rows at row 16(w % 4) of its warpgroup's;
+// the tiles in 64-dim slabs, 1,024-byte aligned.
+template <typename T, int HD, bool Exact>
+struct WgProducts {
   using G = WgLayout<HD>;
-  static_assert(W % 4 == 0, "whole warpgroups");
-  constexpr int kStagers = W * 32 > 256 ? 256 : W * 32;
-  smem += (G::kAlign - mma::shared_address(smem) % G::kAlign) % G::kAlign;
-  const int warp = threadIdx.x >> 5;
-  BlockRows b;
-  b.kvh = kvh, b.row0 = row0;
-  query_range(p, b, W * kRows);
-  uint8_t* q_g = smem + warp / 4 * 2 * G::kQTile;  // the warpgroup's hi tile, then its lo
-  uint8_t* q_w = q_g + warp % 4 * kRows * 128;     // the warp's rows in both
-  const uint32_t q_hi = mma::shared_address(q_g), q_lo = q_hi + G::kQTile;
-  Rows rows;
-  Totals tot;
-  tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(W)) + warp * kRows * HD / 2;
-  State<HD> st;
-  walk<HD, kStagers, kKeyBlock>(
-      p, b, smem + L::stages_offset(W), 0, p.n_splits * kBlocksPerSplit,
-      [&] {
-        load_q_tile<T, HD, kRows, 64>(p, kvh, row0 + warp * kRows, q_w, q_w + G::kQTile, rows);
-      },
-      [&](int key0, uint32_t k_tile, uint32_t v_tile) {
-        wg_attend_tile<T, HD, Exact>(p, key0, q_hi, q_lo, k_tile, v_tile, rows, st);
-      },
-      [&] {
-        fold_totals<HD>(tot, st);
-        st = State<HD>{};
-      });
-  store_outputs<HD>(p, rows, tot);
-}
+  static constexpr int kSlabRows = kKeyBlock, kQRowSlab = 64;
+  static constexpr int kLoApart = G::kQTile;
+  static constexpr size_t kAlign = G::kAlign;
+  __device__ static uint8_t* q_tile(uint8_t* smem, int warp) {
+    return smem + warp / 4 * 2 * G::kQTile;
+  }
+  __device__ static uint8_t* q_rows(uint8_t* smem, int warp) {
+    return q_tile(smem, warp) + warp % 4 * kRows * 128;
+  }
+  __device__ static void attend(const Params& p, int key0, uint32_t q_hi, uint32_t k_tile,
+                                uint32_t v_tile, const Rows& rows, State<HD>& st) {
+    wg_attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);
+  }
+};
 
 }  // namespace cairn::cuda::attn::tc
