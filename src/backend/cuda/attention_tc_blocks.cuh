@@ -14,7 +14,6 @@
 
 #include "backend/cuda/attention_tc_stage.cuh"
 #include "backend/cuda/attention_tile.cuh"
-#include "backend/cuda/wgmma.cuh"
 
 namespace cairn::cuda::attn::tc {
 
@@ -28,28 +27,26 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 }
 
 // Key blocks [kb, end) that some row of the block may see, in order: the next block's K/V
-// staged (by the block's first NT threads, in tile_chunk<HD, SlabRows>'s layout) while the
+// staged (by the block's first NT threads) while the
 // current one is attended. prologue() runs once the first block's copies are issued (the q
 // tiles load meanwhile); attend(key0, k_tile, v_tile) takes each staged block (every thread of
 // the block calls it: its barriers are around it); split_end() runs after the last block of
-// each key split attended. Tiles read through wgmma (SlabRows > 0) are fenced for the async
-// proxy before the barrier that publishes them.
-template <int HD, int NT, int SlabRows, typename Prologue, typename Attend, typename SplitEnd>
+// each key split attended.
+template <int HD, int NT, typename Prologue, typename Attend, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, int kb, int end,
                      Prologue prologue, Attend attend, SplitEnd split_end) {
   using L = Layout<HD>;
   const bool stager = threadIdx.x < NT;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end && stager) stage_tile<HD, NT, SlabRows>(p, stages, b.kvh, kb * kKeyBlock);
+  if (kb < end && stager) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
   mma::commit();
   prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
-    if (next < end && stager) stage_tile<HD, NT, SlabRows>(p, ahead, b.kvh, next * kKeyBlock);
+    if (next < end && stager) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
     mma::commit();
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
-    if constexpr (SlabRows > 0) wg::fence_proxy_async();
     __syncthreads();
     const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
     attend(kb * kKeyBlock, k_tile, k_tile + L::kKvTile);
@@ -195,20 +192,29 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
   }
 }
 
-// A fused block's arithmetic: where each warp's q tiles lie, the tiles' layout (tile_chunk's
-// SlabRows) and a key block's products. Here each warp's own mma.sync: a warp's hi q tile,
-// then its lo, warp after warp (attention_tc_wg.cuh has the warpgroups' counterpart).
+// A fused block's arithmetic: where each warp's q tiles lie and how the key blocks are walked
+// and attended (walk_keys). Here each warp's own mma.sync: a warp's hi q tile, then its lo, warp
+// after warp, the key blocks through walk() (attention_tc_wg.cuh has the warpgroups'
+// counterpart).
 template <typename T, int HD, bool Exact>
 struct WarpProducts {
-  static constexpr int kSlabRows = 0, kQRowSlab = 0;
+  static constexpr int kQRowSlab = 0;
   static constexpr int kLoApart = Layout<HD>::kQTile;  // from a hi q tile to its lo
   static constexpr size_t kAlign = 16;                 // of the block's shared memory
   // The hi q tile the warp's products read, and where the warp's rows start in it.
   __device__ static uint8_t* q_tile(uint8_t* smem, int warp) { return smem + warp * 2 * kLoApart; }
   __device__ static uint8_t* q_rows(uint8_t* smem, int warp) { return q_tile(smem, warp); }
-  __device__ static void attend(const Params& p, int key0, uint32_t q_hi, uint32_t k_tile,
-                                uint32_t v_tile, const Rows& rows, State<HD>& st) {
-    attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);
+  // Key blocks [0, end) through walk(), each attended by the warp's own products.
+  template <int NT, typename Prologue, typename SplitEnd>
+  __device__ static void walk_keys(const Params& p, const BlockRows& b, uint8_t* stages, int end,
+                                   uint32_t q_hi, const Rows& rows, State<HD>& st,
+                                   Prologue prologue, SplitEnd split_end) {
+    walk<HD, NT>(
+        p, b, stages, 0, end, prologue,
+        [&](int key0, uint32_t k_tile, uint32_t v_tile) {
+          attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);
+        },
+        split_end);
   }
 };
 
@@ -233,14 +239,11 @@ __device__ __forceinline__ void fused_block(const Params& p, uint8_t* smem, int 
   Totals tot;
   tot.acc = reinterpret_cast<float2*>(smem + L::totals_offset(kW)) + warp * kRows * HD / 2;
   State<HD> st;
-  walk<HD, kStagers, A::kSlabRows>(
-      p, b, smem + L::stages_offset(kW), 0, p.n_splits * kBlocksPerSplit,
+  A::template walk_keys<kStagers>(
+      p, b, smem + L::stages_offset(kW), p.n_splits * kBlocksPerSplit, q_hi, rows, st,
       [&] {
         load_q_tile<T, HD, kRows, A::kQRowSlab>(p, kvh, row0 + warp * kRows, q_w, q_w + A::kLoApart,
                                                 rows);
-      },
-      [&](int key0, uint32_t k_tile, uint32_t v_tile) {
-        A::attend(p, key0, q_hi, k_tile, v_tile, rows, st);
       },
       [&] {
         fold_totals<HD>(tot, st);

@@ -1,7 +1,8 @@
 // The fused block on warpgroup products (wgmma, sm_90a): fused_block's rows, key blocks, softmax
 // and folds (attention_tc_blocks.cuh), with each key block's two products issued by the
-// warpgroup as asynchronous wgmma k16 steps instead of each warp's mma.sync and ldmatrix.
-// Speed only: every row's bits are fused_block's.
+// warpgroup as asynchronous wgmma k16 steps instead of each warp's mma.sync and ldmatrix, and
+// the next key block's scores in flight while a block is softmaxed (walk_ahead). Speed only:
+// every row's bits are fused_block's.
 //   - A warpgroup (warps 4g .. 4g + 3) holds 64 rows, warp w's 16 rows at rows 16(w % 4) of its
 //     q tiles: wgmma's m64 rows are the four warps' m16 fragments, and its accumulators are laid
 //     out per warp as mma.sync's C fragments (wgmma.cuh), so the masks, the online softmax and
@@ -34,36 +35,48 @@ struct WgLayout {
   static constexpr size_t bytes(int warps) { return Layout<HD>::bytes(warps, true) + kAlign; }
 };
 
-// S = Q·Kᵀ of the warpgroup's 64 rows and the key block's 32 keys, in this warp's C fragments
-// s[nt][e]: the hi chain and (Exact) the lo chain, then hi + lo.
+// A key block's scores in flight: the hi and (Exact) lo chains' accumulators of
+// wg_scores_issue, defined once its group is waited for (wg::wait), then read by take().
+struct WgScores {
+  float hi[16], lo[16];
+  // S = hi + lo (Exact) or hi, in this warp's C fragments s[nt][e].
+  template <bool Exact>
+  __device__ __forceinline__ void take(float (&s)[4][4]) {
+    wg::pin(hi), wg::pin(lo);
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[nt][e] = Exact ? __fadd_rn(hi[4 * nt + e], lo[4 * nt + e]) : hi[4 * nt + e];
+  }
+};
+
+// Issues S = Q·Kᵀ of the warpgroup's 64 rows and the key block's 32 keys as one committed
+// group: the hi chain and (Exact) the lo chain over k16 steps from dim 0, from zero.
 template <typename T, int HD, bool Exact>
-__device__ __forceinline__ void wg_scores(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
-                                          float (&s)[4][4]) {
+__device__ __forceinline__ void wg_scores_issue(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
+                                                WgScores& s) {
   using L = WgLayout<HD>;
-  float hi[16] = {}, lo[16] = {};
-  wg::pin(hi), wg::pin(lo);
+#pragma unroll
+  for (int i = 0; i < 16; ++i) s.hi[i] = 0.0f, s.lo[i] = 0.0f;
+  wg::pin(s.hi), wg::pin(s.lo);
   wg::fence();
 #pragma unroll
   for (int ks = 0; ks < HD / 16; ++ks) {
     const uint32_t step = (ks % 4) * 32;  // k16 step ks % 4 of slab ks / 4
     const uint64_t b = wg::tile_descriptor(k_tile + (ks / 4) * L::kKvSlab + step);
-    wg::wgmma_k16<T, 32>(hi, wg::tile_descriptor(q_hi + (ks / 4) * L::kQSlab + step), b);
+    wg::wgmma_k16<T, 32>(s.hi, wg::tile_descriptor(q_hi + (ks / 4) * L::kQSlab + step), b);
     if constexpr (Exact)
-      wg::wgmma_k16<T, 32>(lo, wg::tile_descriptor(q_lo + (ks / 4) * L::kQSlab + step), b);
+      wg::wgmma_k16<T, 32>(s.lo, wg::tile_descriptor(q_lo + (ks / 4) * L::kQSlab + step), b);
   }
   wg::commit();
-  wg::wait<0>();
-  wg::pin(hi), wg::pin(lo);
-#pragma unroll
-  for (int nt = 0; nt < 4; ++nt)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      s[nt][e] = Exact ? __fadd_rn(hi[4 * nt + e], lo[4 * nt + e]) : hi[4 * nt + e];
 }
 
-// acc += P·V over the key block: for keys 0-15, then 16-31, the P_hi step, then (Exact) P_lo.
+// Issues acc += P·V over the key block as one committed group: for keys 0-15, then 16-31, the
+// P_hi step, then (Exact) P_lo. st.acc is defined again once the group is waited for.
 template <typename T, int HD, bool Exact>
-__device__ __forceinline__ void wg_values(const float (&w)[4][4], uint32_t v_tile, State<HD>& st) {
+__device__ __forceinline__ void wg_values_issue(const float (&w)[4][4], uint32_t v_tile,
+                                                State<HD>& st) {
   using L = WgLayout<HD>;
   float(&acc)[HD / 2] = reinterpret_cast<float(&)[HD / 2]>(st.acc);
   uint32_t hi[2][4], lo[2][4];
@@ -78,21 +91,58 @@ __device__ __forceinline__ void wg_values(const float (&w)[4][4], uint32_t v_til
     if constexpr (Exact) wg::wgmma_k16_rs<T, HD>(acc, lo[ks], b);
   }
   wg::commit();
-  wg::wait<0>();
-  wg::pin(acc);
 }
 
-// One key block for the warp's rows (attend_tile's steps, the products the warpgroup's).
-template <typename T, int HD, bool Exact>
-__device__ __forceinline__ void wg_attend_tile(const Params& p, int key0, uint32_t q_hi,
-                                               uint32_t q_lo, uint32_t k_tile, uint32_t v_tile,
-                                               const Rows& rows, State<HD>& st) {
-  float w[4][4];
-  wg_scores<T, HD, Exact>(q_hi, q_lo, k_tile, w);
-  mask_logits(p, key0, rows, w);
-  softmax_row<HD>(0, w, st);
-  softmax_row<HD>(1, w, st);
-  wg_values<T, HD, Exact>(w, v_tile, st);
+// walk() on warpgroup products, each key block's scores issued before the block ahead of it is
+// softmaxed, so that its products run under that softmax: at key block i (S_i in registers),
+//   wait for K_{i+1} and V_i, barrier; stage K_{i+2} (over K_i) and V_{i+1} (over V_{i-1});
+//   issue S_{i+1}; mask and softmax S_i; issue acc += P_i·V_i; wait for both groups.
+// One barrier a key block: past it, every warp has read K_i and V_{i-1}. The same key blocks,
+// tiles and per-row arithmetic as walk() with wg_attend's steps; only their timing differs.
+// prologue() runs once the first tiles' copies are issued; split_end() after the last key
+// block of each split.
+template <typename T, int HD, bool Exact, int NT, typename Prologue, typename SplitEnd>
+__device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages, int kb, int end,
+                           uint32_t q_hi, uint32_t q_lo, const Rows& rows, State<HD>& st,
+                           Prologue prologue, SplitEnd split_end) {
+  using L = Layout<HD>;
+  const bool stager = threadIdx.x < NT;
+  const auto k_at = [&](int slot) { return stages + slot * L::kStageBytes; };
+  const auto stage = [&](uint8_t* tile, int block, bool values) {
+    if (block < end && stager)
+      stage_half<HD, NT, kKeyBlock>(p, tile, b.kvh, block * kKeyBlock, values);
+  };
+  kb = next_key_block(p, b, kb, end);
+  int next = kb < end ? next_key_block(p, b, kb + 1, end) : end;
+  stage(k_at(0), kb, false), stage(k_at(0) + L::kKvTile, kb, true), stage(k_at(1), next, false);
+  mma::commit();
+  prologue();
+  mma::wait_pending<0>();
+  wg::fence_proxy_async();
+  __syncthreads();
+  WgScores s;
+  if (kb < end) wg_scores_issue<T, HD, Exact>(q_hi, q_lo, mma::shared_address(k_at(0)), s);
+  wg::wait<0>();
+  for (int slot = 0; kb < end; slot ^= 1) {
+    float w[4][4];
+    s.take<Exact>(w);
+    mma::wait_pending<0>();  // K of the next block and V of this one are in
+    wg::fence_proxy_async();
+    __syncthreads();
+    const int after = next < end ? next_key_block(p, b, next + 1, end) : end;
+    stage(k_at(slot), after, false), stage(k_at(slot ^ 1) + L::kKvTile, next, true);
+    mma::commit();
+    if (next < end)
+      wg_scores_issue<T, HD, Exact>(q_hi, q_lo, mma::shared_address(k_at(slot ^ 1)), s);
+    mask_logits(p, kb * kKeyBlock, rows, w);
+    softmax_row<HD>(0, w, st);
+    softmax_row<HD>(1, w, st);
+    wg_values_issue<T, HD, Exact>(w, mma::shared_address(k_at(slot) + L::kKvTile), st);
+    wg::wait<0>();
+    wg::pin(reinterpret_cast<float(&)[HD / 2]>(st.acc));
+    if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();
+    kb = next, next = after;
+  }
 }
 
 // fused_block's arithmetic on warpgroups (W a multiple of 4): a warpgroup's hi q tile of 64 rows,
@@ -101,7 +151,7 @@ __device__ __forceinline__ void wg_attend_tile(const Params& p, int key0, uint32
 template <typename T, int HD, bool Exact>
 struct WgProducts {
   using G = WgLayout<HD>;
-  static constexpr int kSlabRows = kKeyBlock, kQRowSlab = 64;
+  static constexpr int kQRowSlab = 64;
   static constexpr int kLoApart = G::kQTile;
   static constexpr size_t kAlign = G::kAlign;
   __device__ static uint8_t* q_tile(uint8_t* smem, int warp) {
@@ -110,9 +160,12 @@ struct WgProducts {
   __device__ static uint8_t* q_rows(uint8_t* smem, int warp) {
     return q_tile(smem, warp) + warp % 4 * kRows * 128;
   }
-  __device__ static void attend(const Params& p, int key0, uint32_t q_hi, uint32_t k_tile,
-                                uint32_t v_tile, const Rows& rows, State<HD>& st) {
-    wg_attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);
+  template <int NT, typename Prologue, typename SplitEnd>
+  __device__ static void walk_keys(const Params& p, const BlockRows& b, uint8_t* stages, int end,
+                                   uint32_t q_hi, const Rows& rows, State<HD>& st,
+                                   Prologue prologue, SplitEnd split_end) {
+    walk_ahead<T, HD, Exact, NT>(p, b, stages, 0, end, q_hi, q_hi + kLoApart, rows, st, prologue,
+                                 split_end);
   }
 };
 
