@@ -27,11 +27,10 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 }
 
 // Key blocks [kb, end) that some row of the block may see, in order: the next block's K/V
-// staged (by the block's first NT threads) while the
-// current one is attended. prologue() runs once the first block's copies are issued (the q
-// tiles load meanwhile); attend(key0, k_tile, v_tile) takes each staged block (every thread of
-// the block calls it: its barriers are around it); split_end() runs after the last block of
-// each key split attended.
+// staged (by the block's first NT threads) while the current one is attended. prologue() runs
+// once the first block's copies are issued (the q tiles load meanwhile); attend(key0, k_tile,
+// v_tile) takes each staged block (every thread of the block calls it: its barriers are around
+// it); split_end() runs after the last block of each key split attended.
 template <int HD, int NT, typename Prologue, typename Attend, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, int kb, int end,
                      Prologue prologue, Attend attend, SplitEnd split_end) {

@@ -98,7 +98,7 @@ __device__ __forceinline__ void wg_values_issue(const float (&w)[4][4], uint32_t
 //   wait for K_{i+1} and V_i, barrier; stage K_{i+2} (over K_i) and V_{i+1} (over V_{i-1});
 //   issue S_{i+1}; mask and softmax S_i; issue acc += P_i·V_i; wait for both groups.
 // One barrier a key block: past it, every warp has read K_i and V_{i-1}. The same key blocks,
-// tiles and per-row arithmetic as walk() with wg_attend's steps; only their timing differs.
+// tiles and per-row arithmetic as walk() with attend_tile's steps; only their timing differs.
 // prologue() runs once the first tiles' copies are issued; split_end() after the last key
 // block of each split.
 template <typename T, int HD, bool Exact, int NT, typename Prologue, typename SplitEnd>
