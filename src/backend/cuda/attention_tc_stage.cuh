@@ -118,9 +118,9 @@ __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int
 }
 
 // Both K and V of the key block, V's tile right after K's: one row lookup for the two.
-template <int HD, int NT, int SlabRows = 0>
+template <int HD, int NT>
 __device__ __forceinline__ void stage_chunks_kv(const Params& p, uint8_t* tile, int kvh, int key0) {
-  using C = Chunks<HD, NT, SlabRows>;
+  using C = Chunks<HD, NT>;
   const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * HD * 2;
   const int64_t head = static_cast<int64_t>(kvh) * HD * 2, gap = v_gap(p);
   const uint32_t base = mma::shared_address(tile);
@@ -161,12 +161,13 @@ __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int k
     stage_elements<HD, NT, SlabRows>(p, tile, kvh, key0, values);
 }
 
-// The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile).
-template <int HD, int NT, int SlabRows = 0>
+// The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile), in
+// the mma.sync blocks' layout (tile_chunk<HD, 0>).
+template <int HD, int NT>
 __device__ __forceinline__ void stage_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
-  if (p.vec_loads) return stage_chunks_kv<HD, NT, SlabRows>(p, tile, kvh, key0);
-  stage_elements<HD, NT, SlabRows>(p, tile, kvh, key0, false);
-  stage_elements<HD, NT, SlabRows>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
+  if (p.vec_loads) return stage_chunks_kv<HD, NT>(p, tile, kvh, key0);
+  stage_elements<HD, NT>(p, tile, kvh, key0, false);
+  stage_elements<HD, NT>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
 }
 
 }  // namespace cairn::cuda::attn::tc
