@@ -36,13 +36,15 @@ struct WgLayout {
 };
 
 // A key block's scores in flight: the hi and (Exact) lo chains' accumulators of
-// wg_scores_issue, defined once its group is waited for (wg::wait), then read by take().
+// wg_scores_issue, defined once its group is waited for (wg::wait), then read by take(); lo
+// is neither written nor read under fast products.
 struct WgScores {
   float hi[16], lo[16];
   // S = hi + lo (Exact) or hi, in this warp's C fragments s[nt][e].
   template <bool Exact>
   __device__ __forceinline__ void take(float (&s)[4][4]) {
-    wg::pin(hi), wg::pin(lo);
+    wg::pin(hi);
+    if constexpr (Exact) wg::pin(lo);
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
@@ -58,8 +60,12 @@ __device__ __forceinline__ void wg_scores_issue(uint32_t q_hi, uint32_t q_lo, ui
                                                 WgScores& s) {
   using L = WgLayout<HD>;
 #pragma unroll
-  for (int i = 0; i < 16; ++i) s.hi[i] = 0.0f, s.lo[i] = 0.0f;
-  wg::pin(s.hi), wg::pin(s.lo);
+  for (int i = 0; i < 16; ++i) {
+    s.hi[i] = 0.0f;
+    if constexpr (Exact) s.lo[i] = 0.0f;  // fast products leave the lo chain unused
+  }
+  wg::pin(s.hi);
+  if constexpr (Exact) wg::pin(s.lo);
   wg::fence();
 #pragma unroll
   for (int ks = 0; ks < HD / 16; ++ks) {
