@@ -54,9 +54,10 @@ struct WgScores {
 };
 
 // Issues S = Q·Kᵀ of the warpgroup's 64 rows and the key block's 32 keys as one committed
-// group: the hi chain and (Exact) the lo chain over k16 steps from dim 0, from zero.
+// group: the hi chain and (Exact) the lo chain over k16 steps from dim 0, from zero. q_hi, q_lo,
+// k: descriptors (wg::tile_descriptor) of the q tiles and the K tile.
 template <typename T, int HD, bool Exact>
-__device__ __forceinline__ void wg_scores_issue(uint32_t q_hi, uint32_t q_lo, uint32_t k_tile,
+__device__ __forceinline__ void wg_scores_issue(uint64_t q_hi, uint64_t q_lo, uint64_t k,
                                                 WgScores& s) {
   using L = WgLayout<HD>;
 #pragma unroll
@@ -70,19 +71,19 @@ __device__ __forceinline__ void wg_scores_issue(uint32_t q_hi, uint32_t q_lo, ui
 #pragma unroll
   for (int ks = 0; ks < HD / 16; ++ks) {
     const uint32_t step = (ks % 4) * 32;  // k16 step ks % 4 of slab ks / 4
-    const uint64_t b = wg::tile_descriptor(k_tile + (ks / 4) * L::kKvSlab + step);
-    wg::wgmma_k16<T, 32>(s.hi, wg::tile_descriptor(q_hi + (ks / 4) * L::kQSlab + step), b);
-    if constexpr (Exact)
-      wg::wgmma_k16<T, 32>(s.lo, wg::tile_descriptor(q_lo + (ks / 4) * L::kQSlab + step), b);
+    const uint64_t b = wg::advance(k, (ks / 4) * L::kKvSlab + step);
+    const uint32_t a = (ks / 4) * L::kQSlab + step;
+    wg::wgmma_k16<T, 32>(s.hi, wg::advance(q_hi, a), b);
+    if constexpr (Exact) wg::wgmma_k16<T, 32>(s.lo, wg::advance(q_lo, a), b);
   }
   wg::commit();
 }
 
 // Issues acc += P·V over the key block as one committed group: for keys 0-15, then 16-31, the
 // P_hi step, then (Exact) P_lo. st.acc is defined again once the group is waited for.
+// v: the V tile's descriptor (wg::n_major_descriptor).
 template <typename T, int HD, bool Exact>
-__device__ __forceinline__ void wg_values_issue(const float (&w)[4][4], uint32_t v_tile,
-                                                State<HD>& st) {
+__device__ __forceinline__ void wg_values_issue(const float (&w)[4][4], uint64_t v, State<HD>& st) {
   using L = WgLayout<HD>;
   float(&acc)[HD / 2] = reinterpret_cast<float(&)[HD / 2]>(st.acc);
   uint32_t hi[2][4], lo[2][4];
@@ -92,7 +93,7 @@ __device__ __forceinline__ void wg_values_issue(const float (&w)[4][4], uint32_t
   wg::fence();
 #pragma unroll
   for (int ks = 0; ks < 2; ++ks) {
-    const uint64_t b = wg::n_major_descriptor(v_tile + ks * 2 * L::kAlign, L::kKvSlab);
+    const uint64_t b = wg::advance(v, ks * 2 * L::kAlign);
     wg::wgmma_k16_rs<T, HD>(acc, hi[ks], b);
     if constexpr (Exact) wg::wgmma_k16_rs<T, HD>(acc, lo[ks], b);
   }
@@ -112,6 +113,7 @@ __device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages,
                            uint32_t q_hi, uint32_t q_lo, const Rows& rows, State<HD>& st,
                            Prologue prologue, SplitEnd split_end) {
   using L = Layout<HD>;
+  using G = WgLayout<HD>;
   const bool stager = threadIdx.x < NT;
   const auto k_at = [&](int slot) { return stages + slot * L::kStageBytes; };
   const auto stage = [&](uint8_t* tile, int block, bool values) {
@@ -126,8 +128,16 @@ __device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages,
   mma::wait_pending<0>();
   wg::fence_proxy_async();
   __syncthreads();
+  // The tiles' descriptors, from the warp's lane 0 (uniform: kept in uniform registers).
+  const uint64_t dq_hi = wg::tile_descriptor(__shfl_sync(kFull, q_hi, 0));
+  const uint64_t dq_lo = wg::tile_descriptor(__shfl_sync(kFull, q_lo, 0));
+  const uint32_t k0 = __shfl_sync(kFull, mma::shared_address(stages), 0);
+  const auto k_desc = [&](int slot) { return wg::tile_descriptor(k0 + slot * L::kStageBytes); };
+  const auto v_desc = [&](int slot) {
+    return wg::n_major_descriptor(k0 + slot * L::kStageBytes + L::kKvTile, G::kKvSlab);
+  };
   WgScores s;
-  if (kb < end) wg_scores_issue<T, HD, Exact>(q_hi, q_lo, mma::shared_address(k_at(0)), s);
+  if (kb < end) wg_scores_issue<T, HD, Exact>(dq_hi, dq_lo, k_desc(0), s);
   wg::wait<0>();
   for (int slot = 0; kb < end; slot ^= 1) {
     float w[4][4];
@@ -138,12 +148,11 @@ __device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages,
     const int after = next < end ? next_key_block(p, b, next + 1, end) : end;
     stage(k_at(slot), after, false), stage(k_at(slot ^ 1) + L::kKvTile, next, true);
     mma::commit();
-    if (next < end)
-      wg_scores_issue<T, HD, Exact>(q_hi, q_lo, mma::shared_address(k_at(slot ^ 1)), s);
+    if (next < end) wg_scores_issue<T, HD, Exact>(dq_hi, dq_lo, k_desc(slot ^ 1), s);
     mask_logits(p, kb * kKeyBlock, rows, w);
     softmax_row<HD>(0, w, st);
     softmax_row<HD>(1, w, st);
-    wg_values_issue<T, HD, Exact>(w, mma::shared_address(k_at(slot) + L::kKvTile), st);
+    wg_values_issue<T, HD, Exact>(w, v_desc(slot), st);
     wg::wait<0>();
     wg::pin(reinterpret_cast<float(&)[HD / 2]>(st.acc));
     if (next >= end || next / kBlocksPerSplit != kb / kBlocksPerSplit) split_end();

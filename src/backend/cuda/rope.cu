@@ -91,22 +91,43 @@ struct QkvHeads {
   }
 };
 
+// Output elements a split_rope_kernel thread takes at once, their loads in flight together
+// (and a token's angles computed by a quarter of the blocks a thread an element would need).
+constexpr int kSplitEach = 4;
+
+// Element e (< width) of token row `in` as it is stored: q and k heads rotated as rope_kernel
+// rotates them, v copied.
+__device__ __forceinline__ float split_value(const float* in, const QkvHeads& o, int e,
+                                             const float* cs, int half, bool split) {
+  const int h = e / o.head_dim, d = e % o.head_dim;
+  const float* row = in + static_cast<int64_t>(h) * o.head_dim;
+  return h < o.h_q + o.h_kv ? rotated_at(row, d, cs, half, split) : row[d];
+}
+
 // qkv [n_tokens, (h_q + 2 h_kv) · head_dim] → q, k rotated as rope_kernel rotates them, v
-// copied. A thread per output element: a rotated one reads both of its pair, so each pair's
-// two outputs are rope_kernel's two.
+// copied. A thread per kSplitEach output elements blockDim.x apart, read before any is stored: a
+// rotated one reads both of its pair, so each pair's two outputs are rope_kernel's two.
 __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
                                   const int32_t* positions, const float* inv_freq, int half,
                                   float factor, bool split) {
   pdl_enter();
   extern __shared__ float cs[];
   token_angles(cs, positions, inv_freq, half, factor);
-  const int hd = o.head_dim, width = (o.h_q + 2 * o.h_kv) * hd;
+  const int width = (o.h_q + 2 * o.h_kv) * o.head_dim, step = blockDim.x * kSplitEach;
   const int64_t t = blockIdx.x;
   const float* in = qkv + t * width;
-  for (int e = blockIdx.y * blockDim.x + threadIdx.x; e < width; e += gridDim.y * blockDim.x) {
-    const int h = e / hd, d = e % hd;
-    const float* row = in + static_cast<int64_t>(h) * hd;
-    o.out(t, h)[d] = h < o.h_q + o.h_kv ? rotated_at(row, d, cs, half, split) : row[d];
+  for (int e0 = blockIdx.y * step + threadIdx.x; e0 < width; e0 += gridDim.y * step) {
+    float x[kSplitEach];
+#pragma unroll
+    for (int j = 0; j < kSplitEach; ++j) {
+      const int e = e0 + j * static_cast<int>(blockDim.x);
+      x[j] = e < width ? split_value(in, o, e, cs, half, split) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kSplitEach; ++j) {
+      const int e = e0 + j * static_cast<int>(blockDim.x);
+      if (e < width) o.out(t, e / o.head_dim)[e % o.head_dim] = x[j];
+    }
   }
 }
 
@@ -226,7 +247,8 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
                    static_cast<int>(hd)};
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
   if (!norms.any()) {
-    const RopeLaunch l = rope_launch("split_rope", qkv, qkv.dim(1), positions, p);
+    const RopeLaunch l =
+        rope_launch("split_rope", qkv, (qkv.dim(1) + kSplitEach - 1) / kSplitEach, positions, p);
     launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,
                   qkv.data<float>(), o, l.positions, l.inv_freq, l.half, p.attention_factor, split);
     return;

@@ -28,6 +28,13 @@ __device__ __forceinline__ uint64_t tile_descriptor(uint32_t addr) {
          (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
 }
 
+// The descriptor of the tile `bytes` (a multiple of 16) past the one d describes: its start
+// address field (bits 0-13: address / 16) advanced. Shared addresses stay below 256 KiB, so the
+// field never carries into the next; one add where a descriptor made anew costs several.
+__device__ __forceinline__ uint64_t advance(uint64_t d, uint32_t bytes) {
+  return d + (bytes >> 4);
+}
+
 // Makes this thread's earlier generic-proxy writes to shared memory (cp.async included)
 // visible to the async proxy, through which wgmma reads its operands.
 __device__ __forceinline__ void fence_proxy_async() {
