@@ -2,11 +2,10 @@
 // j · 256 … j · 256 + 255 (pairs of every head, flattened), one a thread, so a
 // token's loads are all in flight at once (one block a token walked them 20 deep).
 // Each block first computes the token's rotary_dim / 2 cos/sin pairs into shared
-// memory as the CPU reference does (the f32 angle position × inv_freq[i], its
-// cosine and sine in double rounded once, times attention_factor in f32), then
-// rotates each pair with explicitly rounded f32 ops (no contraction), so the
+// memory as the CPU reference does, then rotates each pair (rope_math.cuh), so the
 // result matches the reference to the last bit wherever double cos/sin agree.
-// split_rope does the same to a fused q|k|v output while splitting it.
+// split_rope does the same to a fused q|k|v output while splitting it; from
+// kRopeTableMinTokens tokens through a table of every token's angles (rope_table.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -17,45 +16,14 @@
 #include "backend/cuda/pdl.cuh"
 #include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rope.h"
+#include "backend/cuda/rope_math.cuh"
+#include "backend/cuda/rope_table.h"
 #include "backend/op_table.h"
 
 namespace cairn::cuda {
 namespace {
 
 constexpr int kRopeThreads = 256;
-
-// Token blockIdx.x's cos [half], then sin [half], into shared memory (then a barrier).
-__device__ __forceinline__ void token_angles(float* cs, const int32_t* positions,
-                                             const float* inv_freq, int half, float factor) {
-  const float pos = static_cast<float>(positions[blockIdx.x]);
-  for (int i = threadIdx.x; i < half; i += blockDim.x) {
-    double s, c;
-    sincos(static_cast<double>(__fmul_rn(pos, inv_freq[i])), &s, &c);
-    cs[i] = __fmul_rn(static_cast<float>(c), factor);
-    cs[half + i] = __fmul_rn(static_cast<float>(s), factor);
-  }
-  __syncthreads();
-}
-
-// The rotated pair (a, b) → (a·c − b·s, b·c + a·s), each op rounded on its own.
-__device__ __forceinline__ float rotated_a(float a, float b, float c, float s) {
-  return __fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s));
-}
-__device__ __forceinline__ float rotated_b(float a, float b, float c, float s) {
-  return __fadd_rn(__fmul_rn(b, c), __fmul_rn(a, s));
-}
-
-// Element d of a head row after its rotation (rope_kernel's pairs and arithmetic; cs the
-// token's table): dims past 2 · half as they are.
-__device__ __forceinline__ float rotated_at(const float* row, int d, const float* cs, int half,
-                                            bool split) {
-  if (d >= 2 * half) return row[d];
-  const bool first = split ? d < half : d % 2 == 0;
-  const int i = split ? (first ? d : d - half) : d / 2;
-  const float a0 = split ? row[i] : row[2 * i], b0 = split ? row[i + half] : row[2 * i + 1];
-  const float c = cs[i], s = cs[half + i];
-  return first ? rotated_a(a0, b0, c, s) : rotated_b(a0, b0, c, s);
-}
 
 // x [n_tokens, n_heads, head_dim]; positions [n_tokens]; inv_freq [half]
 // (device). Pair i is (i, i + half) when split, else (2i, 2i + 1); dims past
@@ -77,19 +45,6 @@ __global__ void rope_kernel(float* x, const int32_t* positions, const float* inv
     *b = rotated_b(a0, b0, c, s);
   }
 }
-
-// The heads of one fused q|k|v output row: h_q query heads, then h_kv key heads, then h_kv
-// value heads, each head_dim wide.
-struct QkvHeads {
-  float *q, *k, *v;
-  int h_q, h_kv, head_dim;
-  // Where head h of token t's row goes.
-  __device__ float* out(int64_t t, int h) const {
-    return h < h_q          ? q + (t * h_q + h) * head_dim
-           : h < h_q + h_kv ? k + (t * h_kv + h - h_q) * head_dim
-                            : v + (t * h_kv + h - h_q - h_kv) * head_dim;
-  }
-};
 
 // Output elements a split_rope_kernel thread takes at once, their loads in flight together
 // (and a token's angles computed by a quarter of the blocks a thread an element would need).
@@ -247,6 +202,7 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
                    static_cast<int>(hd)};
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
   if (!norms.any()) {
+    if (split_rope_table(qkv, positions, p, q, k, v)) return;
     const RopeLaunch l =
         rope_launch("split_rope", qkv, (qkv.dim(1) + kSplitEach - 1) / kSplitEach, positions, p);
     launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,

@@ -1,7 +1,7 @@
 // CUDA rope against the CPU reference: half-split and interleaved pairs, partial
 // rotary (dims past rotary_dim must come back untouched), attention_factor, and
-// positions up to 131071; split_rope against split_columns (rms_norm with head norms) and rope
-// on the GPU, bit for bit.
+// positions up to 131071; split_rope (a prefill's angle table included) against split_columns
+// (rms_norm with head norms) and rope on the GPU, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/reference/reference.h"
+#include "backend/cuda/rope_table.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -62,35 +63,39 @@ TEST(GpuRope, SplitRopeEqualsTheSplitThenRope) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(43);
   FusedInputsScope fused(true);  // the fused kernel, not ops.cpp's split then rope
-  const std::pair<int, int> dims[] = {{64, 64}, {80, 32}, {10, 6}, {128, 128}, {256, 64}};
-  for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved})
-    for (auto [head_dim, rotary] : dims) {
-      // 37 tokens, and a batch's 300, whose tokens get few blocks and several items a thread
-      const int64_t n = head_dim == 128 ? 300 : 37, h_q = 6, h_kv = 2;
-      const int64_t width = (h_q + 2 * h_kv) * head_dim;
-      const Tensor qkv = to_device(random_host({n, width}, DType::kF32, rng, 3.0f));
-      std::vector<int32_t> pos;
-      for (int64_t t = 0; t < n; ++t) pos.push_back(static_cast<int32_t>(t * 3541 % 131072));
-      const std::vector<float> inv = inv_freq(rotary, 500000.0);
-      const ops::RopeParams p{inv, rotary, layout, 1.0f};
-      const Device d{DeviceKind::kCuda, 0};
-      Tensor q = poisoned_device({n, h_q, head_dim}, DType::kF32);
-      Tensor k = poisoned_device({n, h_kv, head_dim}, DType::kF32);
-      Tensor v = poisoned_device({n, h_kv, head_dim}, DType::kF32);
-      ops::split_rope(qkv, pos, p, q, k, v);
-      Tensor q2 = empty_on(d, {n, h_q * head_dim}, DType::kF32);
-      Tensor k2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
-      Tensor v2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
-      std::vector<Tensor*> parts = {&q2, &k2, &v2};
-      ops::split_columns(qkv, parts);
-      Tensor q3 = q2.reshape({n, h_q, head_dim}), k3 = k2.reshape({n, h_kv, head_dim});
-      ops::rope(q3, pos, p);
-      ops::rope(k3, pos, p);
-      EXPECT_TRUE(bit_equal(to_host(q), to_host(q3))) << "q, head_dim " << head_dim;
-      EXPECT_TRUE(bit_equal(to_host(k), to_host(k3))) << "k, head_dim " << head_dim;
-      EXPECT_TRUE(bit_equal(to_host(v), to_host(v2.reshape({n, h_kv, head_dim}))))
-          << "v, head_dim " << head_dim;
-    }
+  // {12, 12}: pairs in whole float4s when interleaved only
+  const std::pair<int, int> dims[] = {{64, 64}, {80, 32}, {10, 6}, {128, 128}, {256, 64}, {12, 12}};
+  // 37 tokens (a block row a token), and a prefill's 300 (the angle table's path where the
+  // sizes allow it)
+  for (const int64_t n : {int64_t{37}, cuda::kRopeTableMinTokens + 44})
+    for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved})
+      for (auto [head_dim, rotary] : dims) {
+        const int64_t h_q = 6, h_kv = 2;
+        const int64_t width = (h_q + 2 * h_kv) * head_dim;
+        const Tensor qkv = to_device(random_host({n, width}, DType::kF32, rng, 3.0f));
+        std::vector<int32_t> pos;
+        for (int64_t t = 0; t < n; ++t) pos.push_back(static_cast<int32_t>(t * 3541 % 131072));
+        const std::vector<float> inv = inv_freq(rotary, 500000.0);
+        const ops::RopeParams p{inv, rotary, layout, 1.0f};
+        const Device d{DeviceKind::kCuda, 0};
+        Tensor q = poisoned_device({n, h_q, head_dim}, DType::kF32);
+        Tensor k = poisoned_device({n, h_kv, head_dim}, DType::kF32);
+        Tensor v = poisoned_device({n, h_kv, head_dim}, DType::kF32);
+        ops::split_rope(qkv, pos, p, q, k, v);
+        Tensor q2 = empty_on(d, {n, h_q * head_dim}, DType::kF32);
+        Tensor k2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
+        Tensor v2 = empty_on(d, {n, h_kv * head_dim}, DType::kF32);
+        std::vector<Tensor*> parts = {&q2, &k2, &v2};
+        ops::split_columns(qkv, parts);
+        Tensor q3 = q2.reshape({n, h_q, head_dim}), k3 = k2.reshape({n, h_kv, head_dim});
+        ops::rope(q3, pos, p);
+        ops::rope(k3, pos, p);
+        const std::string at = " of " + std::to_string(n) + " tokens, head_dim " +
+                               std::to_string(head_dim) + " rotary " + std::to_string(rotary);
+        EXPECT_TRUE(bit_equal(to_host(q), to_host(q3))) << "q" << at;
+        EXPECT_TRUE(bit_equal(to_host(k), to_host(k3))) << "k" << at;
+        EXPECT_TRUE(bit_equal(to_host(v), to_host(v2.reshape({n, h_kv, head_dim})))) << "v" << at;
+      }
 }
 
 // With head norms (q_norm, k_norm: Qwen3, Gemma 3): a warp a head emulating rms_norm's
