@@ -5,7 +5,7 @@
 // memory as the CPU reference does, then rotates each pair (rope_math.cuh), so the
 // result matches the reference to the last bit wherever double cos/sin agree.
 // split_rope does the same to a fused q|k|v output while splitting it; from
-// kRopeTableMinTokens tokens through a table of every token's angles (rope_table.h).
+// kAngleTableMinTokens tokens through an angle table (rope_angles.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -16,8 +16,8 @@
 #include "backend/cuda/pdl.cuh"
 #include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rope.h"
+#include "backend/cuda/rope_angles.h"
 #include "backend/cuda/rope_math.cuh"
-#include "backend/cuda/rope_table.h"
 #include "backend/op_table.h"
 
 namespace cairn::cuda {
@@ -202,7 +202,7 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
                    static_cast<int>(hd)};
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
   if (!norms.any()) {
-    if (split_rope_table(qkv, positions, p, q, k, v)) return;
+    if (split_rope_by_angles(qkv, positions, p, q, k, v)) return;
     const RopeLaunch l =
         rope_launch("split_rope", qkv, (qkv.dim(1) + kSplitEach - 1) / kSplitEach, positions, p);
     launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,

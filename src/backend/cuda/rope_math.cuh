@@ -1,4 +1,4 @@
-// The arithmetic every RoPE kernel shares (rope.cu, rope_table.cu), so that each gives the
+// The arithmetic every RoPE kernel shares (rope.cu, rope_angles.cu), so that each gives the
 // CPU reference's bits: a pair's angle is the f32 product position × inv_freq[i], its cosine
 // and sine taken in double and rounded once, times attention_factor in f32; a pair (a, b)
 // rotates with each f32 op rounded on its own (no contraction).

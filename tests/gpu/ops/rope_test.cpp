@@ -1,6 +1,6 @@
 // CUDA rope against the CPU reference: half-split and interleaved pairs, partial
 // rotary (dims past rotary_dim must come back untouched), attention_factor, and
-// positions up to 131071; split_rope (a prefill's angle table included) against split_columns
+// positions up to 131071; split_rope (through a prefill's angle table too) against split_columns
 // (rms_norm with head norms) and rope on the GPU, bit for bit.
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/reference/reference.h"
-#include "backend/cuda/rope_table.h"
+#include "backend/cuda/rope_angles.h"
 #include "backend/device.h"
 #include "backend/ops.h"
 #include "gpu_test_util.h"
@@ -67,7 +67,7 @@ TEST(GpuRope, SplitRopeEqualsTheSplitThenRope) {
   const std::pair<int, int> dims[] = {{64, 64}, {80, 32}, {10, 6}, {128, 128}, {256, 64}, {12, 12}};
   // 37 tokens (a block row a token), and a prefill's 300 (the angle table's path where the
   // sizes allow it)
-  for (const int64_t n : {int64_t{37}, cuda::kRopeTableMinTokens + 44})
+  for (const int64_t n : {int64_t{37}, cuda::kAngleTableMinTokens + 44})
     for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved})
       for (auto [head_dim, rotary] : dims) {
         const int64_t h_q = 6, h_kv = 2;

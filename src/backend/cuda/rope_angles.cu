@@ -1,4 +1,4 @@
-#include "backend/cuda/rope_table.h"
+#include "backend/cuda/rope_angles.h"
 
 #include <cstdint>
 
@@ -54,9 +54,9 @@ __device__ __forceinline__ float4 rotated4(const float* row, int d, const float*
 
 // qkv [n_tokens, (h_q + 2 h_kv) · head_dim] → q, k rotated, v copied: a thread a quad (four
 // consecutive elements of one head), quads of every token over one grid-stride loop.
-__global__ void split_rope_table_kernel(const float* __restrict__ qkv, QkvHeads o,
-                                        const float* __restrict__ cs, int half, bool split,
-                                        int64_t n_quads) {
+__global__ void split_rope_angles_kernel(const float* __restrict__ qkv, QkvHeads o,
+                                         const float* __restrict__ cs, int half, bool split,
+                                         int64_t n_quads) {
   pdl_enter();
   const int width = (o.h_q + 2 * o.h_kv) * o.head_dim, quads = width / 4;
   for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < n_quads;
@@ -90,11 +90,11 @@ unsigned grid_for(int64_t items) {
 
 }  // namespace
 
-bool split_rope_table(const Tensor& qkv, std::span<const int32_t> positions,
-                      const ops::RopeParams& p, Tensor& q, Tensor& k, Tensor& v) {
+bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
+                          const ops::RopeParams& p, Tensor& q, Tensor& k, Tensor& v) {
   const int64_t n = qkv.dim(0), hd = q.dim(2), half = p.rotary_dim / 2;
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
-  if (n < kRopeTableMinTokens || half == 0 || hd % 4 != 0 || half % (split ? 4 : 2) != 0 ||
+  if (n < kAngleTableMinTokens || half == 0 || hd % 4 != 0 || half % (split ? 4 : 2) != 0 ||
       2 * half > hd || qkv.dim(1) > 0x7fffffff || n > 0x7fffffff)
     return false;
   if (!aligned16(qkv.raw()) || !aligned16(q.raw()) || !aligned16(k.raw()) || !aligned16(v.raw()))
@@ -111,7 +111,7 @@ bool split_rope_table(const Tensor& qkv, std::span<const int32_t> positions,
                    static_cast<int>(q.dim(1)),
                    static_cast<int>(k.dim(1)),
                    static_cast<int>(hd)};
-  launch_kernel("split_rope_table_kernel", split_rope_table_kernel, grid_for(quads), kThreads, 0,
+  launch_kernel("split_rope_angles_kernel", split_rope_angles_kernel, grid_for(quads), kThreads, 0,
                 qkv.data<float>(), o, table.data<float>(), static_cast<int>(half), split, quads);
   return true;
 }
