@@ -2,10 +2,15 @@
 // one KV head (a query's heads of a GQA group of up to 8), for grids in which every sequence
 // has that few rows. Speed only: each row's values are those of split_block
 // (attention_tc_blocks.cuh), computed by the same operations in the same order.
-//   - The tile's rows 8-15 do not exist, so the products run on the top half of the m16 tile
+//   - The tile's rows 8-15 do not exist, so the scores run on the top half of the m16 tile
 //     (mma_k16_top: rows 8-15 of A zeros, of C scratch) and only row g = lane / 4 of the C
 //     fragments is read: half split_block's weights and softmax work. Row g's bits are the full
 //     tile's (an output row reads only its own row).
+//   - The values run transposed, Oᵀ += Vᵀ·Pᵀ: head dims as the tile's 16 rows, the 8 rows as its
+//     n8 columns, so every accumulator register holds an output (half as many registers and
+//     products as P·V on the top half). The weights' C fragments of row g are Pᵀ's B fragments
+//     as they stand; each output is the same k16 steps over the same (weight, value) pairs in
+//     the same order as split_block's P·V, so the same bits.
 //   - The q tiles hold 8 rows (ldmatrix_x2 gives the A fragment's a[0] and a[2]).
 //   - Slots: K and V of a key block through two slots (each staged while the other is read,
 //     as walk_halves), or one slot, K then V (less shared memory a block, so more blocks an
@@ -27,13 +32,14 @@ struct NarrowLayout {
   }
 };
 
-// Row g's online-softmax state of one split; acc[t][0], [1] hold dims 8t + 2(lane % 4) + {0, 1}
-// (acc[t][2], [3]: mma_k16_top's scratch rows g + 8, never read).
+// Row g's online-softmax state of one split (m, l), and the split's Oᵀ: acc[mt] is the C
+// fragment of dims 16mt .. 16mt + 15 (the tile's rows) by the 8 rows (its columns): [0], [1]
+// dim 16mt + g of rows 2(lane % 4) and 2(lane % 4) + 1; [2], [3] dim 16mt + 8 + g of the same.
 template <int HD>
 struct NarrowState {
   float m = -INFINITY;
   float l = 0.0f;
-  float acc[HD / 8][4] = {};
+  float acc[HD / 16][4] = {};
 };
 
 // tile_scores for rows 0-7: s[nt] is row g's C fragment of keys 8nt .. 8nt + 7.
@@ -93,15 +99,20 @@ __device__ __forceinline__ void narrow_softmax(float (&s)[4][2], NarrowState<HD>
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) s[nt][0] = x[2 * nt], s[nt][1] = x[2 * nt + 1];
   if (!__any_sync(kFull, r != 1.0f)) return;
+  // acc holds rows 2(lane % 4) and 2(lane % 4) + 1: their factors from a lane of each row
+  const int t = (threadIdx.x & 31) % 4;
+  const float r0 = __shfl_sync(kFull, r, 8 * t), r1 = __shfl_sync(kFull, r, 8 * t + 4);
 #pragma unroll
-  for (int t = 0; t < HD / 8; ++t) {
-    st.acc[t][0] = __fmul_rn(st.acc[t][0], r);
-    st.acc[t][1] = __fmul_rn(st.acc[t][1], r);
+  for (int mt = 0; mt < HD / 16; ++mt) {
+    st.acc[mt][0] = __fmul_rn(st.acc[mt][0], r0), st.acc[mt][1] = __fmul_rn(st.acc[mt][1], r1);
+    st.acc[mt][2] = __fmul_rn(st.acc[mt][2], r0), st.acc[mt][3] = __fmul_rn(st.acc[mt][3], r1);
   }
 }
 
-// tile_values for row g: acc += P_hi·V then (Exact) P_lo·V, keys 0-15 then 16-31, per n8 tile
-// of dims.
+// tile_values, transposed: Oᵀ += Vᵀ·P_hiᵀ then (Exact) Vᵀ·P_loᵀ, keys 0-15 then 16-31, per m16
+// tile of dims. hi, lo: Pᵀ's B fragments (row g's weights of keys 16ks + 2(lane % 4) + {0, 1},
+// then + 8: w[2ks], w[2ks + 1]); Vᵀ's A fragment from the V tile by ldmatrix.trans (matrix j:
+// keys 8(j / 2) .., dims 8(j % 2) .. of the m16 tile).
 template <typename T, int HD, bool Exact>
 __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v_tile,
                                               NarrowState<HD>& st) {
@@ -116,16 +127,14 @@ __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v
       else
         hi[i] = pack2<T>(w[2 * ks + i][0], w[2 * ks + i][1]);
     }
-    const int key = 16 * ks + (mat % 2) * 8 + lane % 8;
+    const int key = 16 * ks + (mat / 2) * 8 + lane % 8;
 #pragma unroll
-    for (int t = 0; t < HD / 8; t += 2) {
-      uint32_t b[2][2];
-      mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, t & ~7, t % 8 + mat / 2), b[0][0], b[0][1],
-                             b[1][0], b[1][1]);
-      mma::mma_k16_top<T>(st.acc[t], hi, b[0]);
-      if constexpr (Exact) mma::mma_k16_top<T>(st.acc[t], lo, b[0]);
-      mma::mma_k16_top<T>(st.acc[t + 1], hi, b[1]);
-      if constexpr (Exact) mma::mma_k16_top<T>(st.acc[t + 1], lo, b[1]);
+    for (int mt = 0; mt < HD / 16; ++mt) {
+      uint32_t a[4];
+      mma::ldmatrix_x4_trans(v_tile + chunk_at<HD>(key, (2 * mt) & ~7, (2 * mt) % 8 + mat % 2),
+                             a[0], a[1], a[2], a[3]);
+      mma::mma_k16<T>(st.acc[mt], a, hi);
+      if constexpr (Exact) mma::mma_k16<T>(st.acc[mt], a, lo);
     }
   }
 }
@@ -180,18 +189,28 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
   }
 }
 
-// store_partials for row g.
+// store_partials: row g's m and l, and the acc's rows 2(lane % 4) + j (j = 0, 1), whose
+// validity, output row and l come from a lane of each (every lane takes part in the shuffles).
 template <int HD>
 __device__ __forceinline__ void narrow_store(const Params& p, const Rows& rows,
                                              const NarrowState<HD>& st, int split) {
-  if (!rows.valid[0]) return;
   const int lane = threadIdx.x & 31;
-  const int64_t idx = rows.out[0] * p.n_splits + split;
-  if (lane % 4 == 0) p.part_ml[2 * idx] = st.m, p.part_ml[2 * idx + 1] = st.l;
-  if (st.l == 0.0f) return;
-  float* acc = p.part_acc + idx * HD + 2 * (lane % 4);
+  if (rows.valid[0] && lane % 4 == 0) {
+    const int64_t idx = rows.out[0] * p.n_splits + split;
+    p.part_ml[2 * idx] = st.m, p.part_ml[2 * idx + 1] = st.l;
+  }
 #pragma unroll
-  for (int t = 0; t < HD / 8; ++t) acc[8 * t] = st.acc[t][0], acc[8 * t + 1] = st.acc[t][1];
+  for (int j = 0; j < 2; ++j) {
+    const int src = 4 * (2 * (lane % 4) + j);
+    const bool valid = __shfl_sync(kFull, rows.valid[0] ? 1 : 0, src) != 0;
+    const int64_t out = __shfl_sync(kFull, static_cast<long long>(rows.out[0]), src);
+    const float l = __shfl_sync(kFull, st.l, src);
+    if (!valid || l == 0.0f) continue;
+    float* acc = p.part_acc + (out * p.n_splits + split) * HD + lane / 4;
+#pragma unroll
+    for (int mt = 0; mt < HD / 16; ++mt)
+      acc[16 * mt] = st.acc[mt][j], acc[16 * mt + 8] = st.acc[mt][2 + j];
+  }
 }
 
 // Key splits [split, split_end) of rows [row0, row0 + 8) of KV head kvh, one after another,
