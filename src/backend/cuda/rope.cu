@@ -194,12 +194,7 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
                 Tensor& q, Tensor& k, Tensor& v, const ops::HeadNorms& norms) {
   if (qkv.dim(0) == 0 || qkv.dim(1) == 0) return;
   const int64_t hd = q.dim(2), heads = q.dim(1) + 2 * k.dim(1);
-  const QkvHeads o{q.data<float>(),
-                   k.data<float>(),
-                   v.data<float>(),
-                   static_cast<int>(q.dim(1)),
-                   static_cast<int>(k.dim(1)),
-                   static_cast<int>(hd)};
+  const QkvHeads o = qkv_heads(q, k, v);
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
   if (!norms.any()) {
     if (split_rope_by_angles(qkv, positions, p, q, k, v)) return;

@@ -105,12 +105,7 @@ bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
   launch_kernel("angle_table_kernel", angle_table_kernel, grid_for(pairs), kThreads, 0,
                 table.data<float>(), upload(positions), upload(p.inv_freq), static_cast<int>(half),
                 p.attention_factor, pairs);
-  const QkvHeads o{q.data<float>(),
-                   k.data<float>(),
-                   v.data<float>(),
-                   static_cast<int>(q.dim(1)),
-                   static_cast<int>(k.dim(1)),
-                   static_cast<int>(hd)};
+  const QkvHeads o = qkv_heads(q, k, v);
   launch_kernel("split_rope_angles_kernel", split_rope_angles_kernel, grid_for(quads), kThreads, 0,
                 qkv.data<float>(), o, table.data<float>(), static_cast<int>(half), split, quads);
   return true;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "core/tensor.h"
+
 namespace cairn::cuda {
 
 // Pair i's (cos, sin) · factor at `pos`.
@@ -58,5 +60,15 @@ struct QkvHeads {
                             : v + (t * h_kv + h - h_q - h_kv) * head_dim;
   }
 };
+
+// The heads of q [n, h_q, head_dim], k and v [n, h_kv, head_dim] (contiguous, f32).
+inline QkvHeads qkv_heads(Tensor& q, Tensor& k, Tensor& v) {
+  return {q.data<float>(),
+          k.data<float>(),
+          v.data<float>(),
+          static_cast<int>(q.dim(1)),
+          static_cast<int>(k.dim(1)),
+          static_cast<int>(q.dim(2))};
+}
 
 }  // namespace cairn::cuda
