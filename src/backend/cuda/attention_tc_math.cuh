@@ -301,49 +301,67 @@ __device__ __forceinline__ float weight_under(float logit, float m) {
   return exp_sfu(__fsub_rn(logit, m == -INFINITY ? 0.0f : m));
 }
 
-// One row's online-softmax step over a key block from this lane's 8 logits x (keys in the
-// fragment's order: tile nt's two, nt = 0..3), in place: x becomes the weights exp(logit − m)
-// (0 where masked), m the new max, l = l·r + Σ weights (this lane's 8 in order, then the quad's
-// xor-1 and xor-2 butterfly). Returns r (rescale_factor; 1 when the block has no visible key:
-// the row is unchanged).
-__device__ __forceinline__ float block_softmax(float (&x)[8], float& m_row, float& l_row) {
-  float bmax = -INFINITY;
+// The online-softmax step over a key block of R rows, each from this lane's 8 logits x[h] (keys
+// in the fragment's order: tile nt's two, nt = 0..3), in place: x[h] becomes the weights
+// exp(logit − m) (0 where masked), m[h] the new max, l[h] = l·r + Σ weights (this lane's 8 in
+// order, then the quad's xor-1 and xor-2 butterfly), r[h] the rescale factor (rescale_factor; 1
+// when the block has no visible key: the row is unchanged). Each row's operations are its own;
+// the rows' steps are interleaved so that one row's shuffles wait under the other's.
+template <int R>
+__device__ __forceinline__ void block_softmax(float (&x)[R][8], float (&m_row)[R],
+                                              float (&l_row)[R], float (&r)[R]) {
+  float bmax[R], sum[R];
 #pragma unroll
-  for (int i = 0; i < 8; ++i) bmax = fmaxf(bmax, x[i]);
-  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 1));
-  bmax = fmaxf(bmax, __shfl_xor_sync(kFull, bmax, 2));
-  const float m = fmaxf(m_row, bmax);
-  const float r = rescale_factor(m_row, m);
-  float sum = 0.0f;
+  for (int h = 0; h < R; ++h) {
+    bmax[h] = -INFINITY;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    x[i] = weight_under(x[i], m);
-    sum = __fadd_rn(sum, x[i]);
+    for (int i = 0; i < 8; ++i) bmax[h] = fmaxf(bmax[h], x[h][i]);
   }
-  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 1));
-  sum = __fadd_rn(sum, __shfl_xor_sync(kFull, sum, 2));
-  l_row = __fmaf_rn(l_row, r, sum);
-  m_row = m;
-  return r;
+#pragma unroll
+  for (int h = 0; h < R; ++h) bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(kFull, bmax[h], 1));
+#pragma unroll
+  for (int h = 0; h < R; ++h) bmax[h] = fmaxf(bmax[h], __shfl_xor_sync(kFull, bmax[h], 2));
+#pragma unroll
+  for (int h = 0; h < R; ++h) {
+    const float m = fmaxf(m_row[h], bmax[h]);
+    r[h] = rescale_factor(m_row[h], m);
+    sum[h] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      x[h][i] = weight_under(x[h][i], m);
+      sum[h] = __fadd_rn(sum[h], x[h][i]);
+    }
+    m_row[h] = m;
+  }
+#pragma unroll
+  for (int h = 0; h < R; ++h) sum[h] = __fadd_rn(sum[h], __shfl_xor_sync(kFull, sum[h], 1));
+#pragma unroll
+  for (int h = 0; h < R; ++h) sum[h] = __fadd_rn(sum[h], __shfl_xor_sync(kFull, sum[h], 2));
+#pragma unroll
+  for (int h = 0; h < R; ++h) l_row[h] = __fmaf_rn(l_row[h], r[h], sum[h]);
 }
 
-// The block's online-softmax update of row h from its logits (replaced by the weights):
-// block_softmax, then acc rescaled by r.
+// The block's online-softmax update of the lane's two rows (g: h = 0, g + 8: h = 1) from their
+// logits (replaced by the weights): block_softmax, then acc rescaled by each row's r.
 template <int HD>
-__device__ __forceinline__ void softmax_row(int h, float (&s)[4][4], State<HD>& st) {
-  float x[8];
+__device__ __forceinline__ void softmax_rows(float (&s)[4][4], State<HD>& st) {
+  float x[2][8], r[2];
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) x[2 * nt] = s[nt][2 * h], x[2 * nt + 1] = s[nt][2 * h + 1];
-  const float r = block_softmax(x, st.m[h], st.l[h]);
+  for (int h = 0; h < 2; ++h)
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) s[nt][2 * h] = x[2 * nt], s[nt][2 * h + 1] = x[2 * nt + 1];
-  // x · 1 is x: when no row of the warp's max moved, acc stays as it is (the same bits).
-  if (!__any_sync(kFull, r != 1.0f)) return;
+    for (int nt = 0; nt < 4; ++nt) x[h][2 * nt] = s[nt][2 * h], x[h][2 * nt + 1] = s[nt][2 * h + 1];
+  block_softmax<2>(x, st.m, st.l, r);
 #pragma unroll
-  for (int t = 0; t < HD / 8; ++t) {
-    st.acc[t][2 * h] = __fmul_rn(st.acc[t][2 * h], r);
-    st.acc[t][2 * h + 1] = __fmul_rn(st.acc[t][2 * h + 1], r);
-  }
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) s[nt][2 * h] = x[h][2 * nt], s[nt][2 * h + 1] = x[h][2 * nt + 1];
+  // x · 1 is x: when no row of the warp's max moved, acc stays as it is (the same bits), and a
+  // row whose max did not move is multiplied by 1 when the other's did.
+  if (!__any_sync(kFull, r[0] != 1.0f || r[1] != 1.0f)) return;
+#pragma unroll
+  for (int t = 0; t < HD / 8; ++t)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) st.acc[t][j] = __fmul_rn(st.acc[t][j], r[j / 2]);
 }
 
 // A's fragment registers of keys 16ks .. 16ks + 15 from the weights' C fragments (their
@@ -402,8 +420,7 @@ __device__ __forceinline__ void attend_keys(const Params& p, int key0, uint32_t 
                                             float (&w)[4][4]) {
   tile_scores<T, HD, Exact>(q_hi, q_lo, k_tile, w);
   mask_logits(p, key0, rows, w);
-  softmax_row<HD>(0, w, st);
-  softmax_row<HD>(1, w, st);
+  softmax_rows<HD>(w, st);
 }
 
 // One key block (K and V tiles staged at shared addresses k_tile, v_tile) for the warp's rows.

@@ -89,15 +89,17 @@ __device__ __forceinline__ void narrow_mask(const Params& p, int key0, const Row
   }
 }
 
-// softmax_row for row g.
+// softmax_rows for row g alone (block_softmax of one row).
 template <int HD>
 __device__ __forceinline__ void narrow_softmax(float (&s)[4][2], NarrowState<HD>& st) {
-  float x[8];
+  float x[1][8], m[1] = {st.m}, l[1] = {st.l}, rr[1];
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) x[2 * nt] = s[nt][0], x[2 * nt + 1] = s[nt][1];
-  const float r = block_softmax(x, st.m, st.l);
+  for (int nt = 0; nt < 4; ++nt) x[0][2 * nt] = s[nt][0], x[0][2 * nt + 1] = s[nt][1];
+  block_softmax<1>(x, m, l, rr);
+  const float r = rr[0];
+  st.m = m[0], st.l = l[0];
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) s[nt][0] = x[2 * nt], s[nt][1] = x[2 * nt + 1];
+  for (int nt = 0; nt < 4; ++nt) s[nt][0] = x[0][2 * nt], s[nt][1] = x[0][2 * nt + 1];
   if (!__any_sync(kFull, r != 1.0f)) return;
   // acc holds rows 2(lane % 4) and 2(lane % 4) + 1: their factors from a lane of each row
   const int t = (threadIdx.x & 31) % 4;

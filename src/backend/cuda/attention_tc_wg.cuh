@@ -150,8 +150,7 @@ __device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages,
     mma::commit();
     if (next < end) wg_scores_issue<T, HD, Exact>(dq_hi, dq_lo, k_desc(slot ^ 1), s);
     mask_logits(p, kb * kKeyBlock, rows, w);
-    softmax_row<HD>(0, w, st);
-    softmax_row<HD>(1, w, st);
+    softmax_rows<HD>(w, st);
     wg_values_issue<T, HD, Exact>(w, v_desc(slot), st);
     wg::wait<0>();
     wg::pin(reinterpret_cast<float(&)[HD / 2]>(st.acc));
