@@ -31,6 +31,8 @@ bool device_present();
 // The stream ops launch on: the calling thread's context's (rank_context.h; non-blocking,
 // one per process unless a thread binds a context of its own).
 cudaStream_t stream();
+// Whether stream() is being captured into a graph now (graph_store.h's capture or another).
+bool stream_capturing();
 // The stream of copies issued off the ops' thread (kCopyStream; the context's, non-blocking):
 // ordered with nothing on stream(), its callers wait for it.
 cudaStream_t copy_stream();

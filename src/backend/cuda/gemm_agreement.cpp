@@ -75,9 +75,7 @@ bool lt_fixed_order_run(const GemmLtShape& s, const void* w, const void* x, cons
 }
 
 bool lt_agrees_with_mma(const GemmLtShape& cls, const Tensor& w, const float* bias) {
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  CAIRN_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capturing));
-  if (capturing != cudaStreamCaptureStatusNone) return false;
+  if (stream_capturing()) return false;
   static std::mutex mutex;
   static std::map<std::pair<GemmLtClass, int64_t>, bool> answers;  // by class and cut
   const std::pair<GemmLtClass, int64_t> key{gemm_lt_class(cls), gemm_cut(cls.m, cls.k)};

@@ -179,6 +179,12 @@ cudaStream_t stream() {
   return detail::current_context().ops;
 }
 
+bool stream_capturing() {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream(), &status), "cudaStreamIsCapturing");
+  return status != cudaStreamCaptureStatusNone;
+}
+
 cudaStream_t copy_stream() {
   return detail::current_context().copies;
 }

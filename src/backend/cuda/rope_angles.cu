@@ -75,12 +75,6 @@ bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
 
-bool capturing() {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  check(cudaStreamIsCapturing(stream(), &status), "cudaStreamIsCapturing");
-  return status != cudaStreamCaptureStatusNone;
-}
-
 // A grid-stride launch's blocks: enough for every SM's full occupancy, at most one an item.
 unsigned grid_for(int64_t items) {
   const int64_t most = static_cast<int64_t>(sm_count()) * (2048 / kThreads) * 4;
@@ -99,7 +93,7 @@ bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
     return false;
   if (!aligned16(qkv.raw()) || !aligned16(q.raw()) || !aligned16(k.raw()) || !aligned16(v.raw()))
     return false;
-  if (capturing()) return false;
+  if (stream_capturing()) return false;
   Tensor table = empty_on(qkv.device(), {n, 2 * half}, DType::kF32);
   const int64_t pairs = n * half, quads = n * (qkv.dim(1) / 4);
   launch_kernel("angle_table_kernel", angle_table_kernel, grid_for(pairs), kThreads, 0,

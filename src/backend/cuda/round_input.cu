@@ -63,9 +63,7 @@ void* scratch(size_t bytes) {
   void*& buffer = s.buffer;
   size_t& capacity = s.capacity;
   if (bytes <= capacity) return buffer;
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  check(cudaStreamIsCapturing(stream(), &capturing), "cudaStreamIsCapturing");
-  if (capturing != cudaStreamCaptureStatusNone)
+  if (stream_capturing())
     unsupported("matmul",
                 "its input buffer must grow during graph capture; run the largest "
                 "batch once before capturing");

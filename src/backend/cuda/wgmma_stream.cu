@@ -183,9 +183,7 @@ int* join_counters(int64_t tiles) {
   JoinCounters& j = context_local<JoinCounters>();
   std::lock_guard<std::mutex> lock(j.mutex);
   if (j.counters) return j.counters;
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  CAIRN_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capturing));
-  if (capturing != cudaStreamCaptureStatusNone) return nullptr;
+  if (stream_capturing()) return nullptr;
   int* counters = nullptr;
   CAIRN_CUDA_CHECK(cudaMallocAsync(&counters, kJoinTiles * sizeof(int), stream()));
   CAIRN_CUDA_CHECK(cudaMemsetAsync(counters, 0, kJoinTiles * sizeof(int), stream()));
