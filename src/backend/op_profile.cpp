@@ -43,6 +43,15 @@ std::string label(const char* name, const Tensor& x, const Tensor& w, const Tens
                   const Tensor&) {
   return fmt::format("{} n={} {}x{} {}", name, x.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
 }
+// matmul_add_rms_norm's, as matmul's.
+std::string label(const char* name, const Tensor& a, const Tensor& w, const Tensor&, const Tensor&,
+                  float, const Tensor&, const Tensor&) {
+  return fmt::format("{} n={} {}x{} {}", name, a.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
+}
+std::string label(const char* name, const Tensor& a, const Tensor& w, ops::Activation,
+                  const Tensor&, const Tensor&) {
+  return fmt::format("{} n={} {}x{} {}", name, a.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
+}
 template <typename... A>
 std::string label(const char* name, const A&...) {
   return name;
@@ -86,7 +95,8 @@ struct Timed<K, N, M> {
   X(attention_pages) X(gated_activation) X(gated_activation_fused) X(add) X(scale) X(softcap) \
   X(softmax)                                                                                \
   X(log_softmax) X(convert) X(convert_rows) X(quantize_rows) X(split_columns)              \
-  X(sample_rows) X(add_rms_norm) X(split_rope)
+  X(sample_rows) X(add_rms_norm) X(matmul_add_rms_norm) X(matmul_gated) \
+  X(split_rope)
 // clang-format on
 
 template <DeviceKind K>
