@@ -2,7 +2,7 @@
 """Where a step's time goes, from a kernel trace (tools/gpu/kernel_trace/kernel_trace.cpp).
 
     CUDA_INJECTION64_PATH=libcairn_kernel_trace.so CAIRN_KERNEL_TRACE=t.csv cairn bench ...
-    tools/gpu/kernel_trace.py t.csv [--min-steps 8] [--top 16] [--seams 8]
+    tools/gpu/kernel_trace.py t.csv [--min-steps 8] [--top 16] [--seams 8] [--by-grid]
 
 The trace is cut into steps at every embedding kernel (a forward pass starts with one); steps
 with the same kernels and grids form a group (a batch size and context of the bench). For
@@ -11,6 +11,8 @@ and, per kernel name, the calls a step and the median time a step the kernel add
 timeline: the part of [start, end] after every earlier kernel of the step ended. Kernels that
 overlap the one ahead (programmatic dependent launch) add only what they run past it, so the
 column sums to the busy part of the step; the rest is idle (gaps between launches).
+--by-grid names each kernel with its grid's x (`thin_kernel x128`), which tells apart the
+products one kernel serves (a layer's o and gate|up products, say).
 """
 import argparse
 import collections
@@ -108,9 +110,14 @@ def main():
     ap.add_argument("--top", type=int, default=16)
     ap.add_argument("--seams", type=int, default=0,
                     help="also the N seams (kernel ahead, kernel) with the most idle time")
+    ap.add_argument("--by-grid", action="store_true",
+                    help="name each kernel with its grid's x (the products one kernel serves)")
     a = ap.parse_args()
+    kernels = read(a.trace)
+    if a.by_grid:
+        kernels = [(f"{n} x{g[0]}", s, e, g, gr) for n, s, e, g, gr in kernels]
     groups = collections.OrderedDict()
-    for s in steps_of(read(a.trace)):
+    for s in steps_of(kernels):
         key = tuple((k[0], k[3]) for k in s)
         groups.setdefault(key, []).append(s)
     for g in groups.values():
