@@ -38,19 +38,22 @@ Profile& profile(DeviceKind kind) {
   return p[kind == DeviceKind::kCuda ? 1 : 0];
 }
 
-// An op's row in the report: matmul by its shape, the rest by name.
-std::string label(const char* name, const Tensor& x, const Tensor& w, const Tensor*,
-                  const Tensor&) {
+// An op's row in the report: the products (matmul and the forms that start with one) by their
+// shape, the rest by name.
+std::string product_label(const char* name, const Tensor& x, const Tensor& w) {
   return fmt::format("{} n={} {}x{} {}", name, x.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
 }
-// matmul_add_rms_norm's, as matmul's.
+std::string label(const char* name, const Tensor& x, const Tensor& w, const Tensor*,
+                  const Tensor&) {
+  return product_label(name, x, w);
+}
 std::string label(const char* name, const Tensor& a, const Tensor& w, const Tensor&, const Tensor&,
-                  float, const Tensor&, const Tensor&) {
-  return fmt::format("{} n={} {}x{} {}", name, a.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
+                  float, const Tensor&, const Tensor&) {  // matmul_add_rms_norm
+  return product_label(name, a, w);
 }
 std::string label(const char* name, const Tensor& a, const Tensor& w, ops::Activation,
-                  const Tensor&, const Tensor&) {
-  return fmt::format("{} n={} {}x{} {}", name, a.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
+                  const Tensor&, const Tensor&) {  // matmul_gated
+  return product_label(name, a, w);
 }
 template <typename... A>
 std::string label(const char* name, const A&...) {
