@@ -53,14 +53,13 @@ __device__ void tail_norm_row(const ThinTail& t, int d, int64_t row, float* red)
   const int tid = static_cast<int>(threadIdx.x), lane = tid % 32, warp = tid / 32;
   const int groups = d / 4;
   const float4* x = reinterpret_cast<const float4*>(t.res + row * d);
-  const float4* w = reinterpret_cast<const float4*>(t.norm);
-  float4 v[V][G], wv[V][G];  // the weights' loads in flight with x's
+  float4 v[V][G];  // (the weights loaded with them would hold the kernel to ~160 registers)
 #pragma unroll
   for (int j = 0; j < V; ++j)
 #pragma unroll
     for (int i = 0; i < G; ++i)
       if (const int g = tid + R * j + kRowThreadsShort * i; g < groups)
-        v[j][i] = __ldcg(x + g), wv[j][i] = __ldg(w + g);  // x: other blocks' sums, through L2
+        v[j][i] = __ldcg(x + g);  // other blocks' sums: through L2
 #pragma unroll
   for (int j = 0; j < V; ++j) {
     float ss = 0.0f;
@@ -88,7 +87,7 @@ __device__ void tail_norm_row(const ThinTail& t, int d, int64_t row, float* red)
     for (int i = 0; i < G; ++i) {
       const int g = tid + R * j + kRowThreadsShort * i;
       if (g >= groups) continue;
-      const float4 a = v[j][i], b = wv[j][i];
+      const float4 a = v[j][i], b = __ldg(reinterpret_cast<const float4*>(t.norm) + g);
       const float4 y = {__fmul_rn(__fmul_rn(a.x, inv), b.x), __fmul_rn(__fmul_rn(a.y, inv), b.y),
                         __fmul_rn(__fmul_rn(a.z, inv), b.z), __fmul_rn(__fmul_rn(a.w, inv), b.w)};
       if (t.out_dtype == 1)
