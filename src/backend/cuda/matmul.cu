@@ -146,16 +146,24 @@ bool aligned(const Tensor& t) {
   return reinterpret_cast<uintptr_t>(t.raw()) % 16 == 0;
 }
 
-// Whether the thin tail may serve a · wᵀ added into x with its norm into h.
-bool tail_reaches(const Tensor& a, const Tensor& w, const Tensor& x, const Tensor& norm,
-                  const Tensor& h) {
-  const int64_t d = x.dim(-1);
-  return batch_invariant() && mma_gemm_supports(w) && a.dim(0) <= tail_rows() && d % 4 == 0 &&
-         d <= kTailMaxDim && aligned(x) && aligned(norm) && aligned(h);
+// Whether a tail may follow a · wᵀ (the rows, the mode, the weight, aligned outputs).
+bool tails_take(const Tensor& a, const Tensor& w, const Tensor& out, const Tensor& y) {
+  return a.dim(0) > 0 && a.dim(0) <= tail_rows() && batch_invariant() && mma_gemm_supports(w) &&
+         aligned(out) && aligned(y);
 }
 
 int dtype_code(DType t) {
   return t == DType::kBF16 ? 1 : t == DType::kF16 ? 2 : 0;
+}
+
+// The product with `tail` (its out and out_dtype from `out`) on the thin tiles; false, launching
+// nothing, where they do not serve it or no counts could be had (during capture).
+bool product_with_tail(const Tensor& a, const Tensor& w, ThinTail tail, const Tensor& out,
+                       Tensor& y) {
+  tail.arrivals = thin_tail_arrivals();
+  if (tail.arrivals == nullptr) return false;
+  tail.out = out.raw(), tail.out_dtype = dtype_code(out.dtype());
+  return mma_gemm_with_tail(operand_of(a, w), w, tail, y);
 }
 
 }  // namespace
@@ -164,14 +172,12 @@ int dtype_code(DType t) {
 // else the product and add_rms_norm's kernel. Arguments checked by ops.cpp.
 void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm, float eps,
                          Tensor& y, Tensor& h) {
-  if (a.dim(0) > 0 && tail_reaches(a, w, x, norm, h)) {
-    if (unsigned* arrivals = thin_tail_arrivals()) {
-      ThinTail tail;
-      tail.kind = ThinTail::kAddNorm;
-      tail.res = x.data<float>(), tail.norm = norm.data<float>(), tail.eps = eps;
-      tail.out = h.raw(), tail.out_dtype = dtype_code(h.dtype()), tail.arrivals = arrivals;
-      if (mma_gemm_with_tail(operand_of(a, w), w, tail, y)) return;
-    }
+  const int64_t d = x.dim(-1);
+  if (tails_take(a, w, h, x) && d % 4 == 0 && d <= kTailMaxDim && aligned(norm)) {
+    ThinTail tail;
+    tail.kind = ThinTail::kAddNorm;
+    tail.res = x.data<float>(), tail.norm = norm.data<float>(), tail.eps = eps;
+    if (product_with_tail(a, w, tail, h, y)) return;
   }
   cuda::matmul(a, w, nullptr, y);
   cuda::add_rms_norm(x, y, norm, eps, h);
@@ -181,16 +187,11 @@ void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tens
 // product and gated_activation_fused's kernel. Arguments checked by ops.cpp.
 void matmul_gated(const Tensor& a, const Tensor& w, ops::Activation act, Tensor& gate_up,
                   Tensor& out) {
-  const bool reaches = a.dim(0) > 0 && batch_invariant() && mma_gemm_supports(w) &&
-                       a.dim(0) <= tail_rows() && aligned(gate_up) && aligned(out);
-  if (reaches) {
-    if (unsigned* arrivals = thin_tail_arrivals()) {
-      ThinTail tail;
-      tail.kind = ThinTail::kGated;
-      tail.act = act == ops::Activation::kSilu ? 0 : 1;
-      tail.out = out.raw(), tail.out_dtype = dtype_code(out.dtype()), tail.arrivals = arrivals;
-      if (mma_gemm_with_tail(operand_of(a, w), w, tail, gate_up)) return;
-    }
+  if (tails_take(a, w, out, gate_up)) {
+    ThinTail tail;
+    tail.kind = ThinTail::kGated;
+    tail.act = act == ops::Activation::kSilu ? 0 : 1;
+    if (product_with_tail(a, w, tail, out, gate_up)) return;
   }
   cuda::matmul(a, w, nullptr, gate_up);
   cuda::gated_activation_fused(gate_up, act, out);
