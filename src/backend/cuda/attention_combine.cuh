@@ -14,6 +14,7 @@
 //                       first and only the multiply-adds run in sequence.
 #pragma once
 
+#include "backend/cuda/arrival.cuh"
 #include "backend/cuda/attention_math.cuh"
 
 namespace cairn::cuda::attn {
@@ -57,26 +58,16 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
 // head kvh (NT threads a block): once the block's partials are stored, it counts itself in at
 // `count` (the pair's counter); the last of the pair's `expected` blocks to arrive folds the
 // pair's rows with combine_row (the combine grid's operations: the same bits) and sets the count
-// back to 0 for the next launch. Each thread fences its own stores before the arrival; the last
-// block fences again before it reads the others'.
+// back to 0 for the next launch (arrive_last: one release by thread 0 after the block's
+// barrier, not a fence in every thread).
 template <int S, int NT>
 __device__ __forceinline__ void combine_when_last(const Params& p, unsigned* count,
                                                   unsigned expected, int kvh, int row0,
                                                   int n_rows) {
-  __threadfence();
-  __syncthreads();
-  int last = 0;
-  if (threadIdx.x == 0) last = atomicAdd(count, 1u) + 1 == expected;
-  if constexpr (NT == 32)
-    last = __shfl_sync(kFull, last, 0);
-  else
-    last = __syncthreads_or(last);
-  if (!last) return;
-  __threadfence();
+  if (!arrive_last(count, expected)) return;
   const int rows = min(n_rows, p.n_q * p.group - row0);
   for (int r = static_cast<int>(threadIdx.x >> 5); r < rows; r += NT / 32)
     combine_row<S>(p, out_row_of(p, kvh, row0 + r));
-  if (threadIdx.x == 0) *count = 0;
 }
 
 // Rows with at least this many splits take combine_row_staged.

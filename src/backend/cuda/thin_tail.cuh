@@ -12,6 +12,7 @@
 // Which block arrives last changes no value: it computes from every block's finished outputs.
 #pragma once
 
+#include "backend/cuda/arrival.cuh"
 #include "backend/cuda/gated_math.cuh"
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/reduce.cuh"
@@ -98,26 +99,6 @@ __device__ void tail_norm_row(const ThinTail& t, int d, int64_t row, float* red)
         tail_store<float>(t.out, row, d, g, y);
     }
   __syncthreads();  // red is the next row's
-}
-
-// Counts this block in at `count` (every thread calls it once its outputs are stored or
-// added in); true in the block that makes it `expected`, which sets it back to 0 for the next
-// launch. The barrier orders the block's outputs before thread 0's release (CUTLASS's
-// semaphore pattern: one thread's gpu-scope release after bar.sync, no fence in every
-// thread), and thread 0's acquire before the last block's reads of the others' outputs.
-__device__ __forceinline__ bool arrive_last(unsigned* count, unsigned expected) {
-  __syncthreads();
-  int last = 0;
-  if (threadIdx.x == 0) {
-    unsigned old;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n"
-                 : "=r"(old)
-                 : "l"(count)
-                 : "memory");
-    last = old + 1 == expected;
-    if (last) *count = 0;  // every arrival of this launch is in
-  }
-  return __syncthreads_or(last) != 0;
 }
 
 // The gated tail of the pair this block belongs to, columns [c0, c0 + BN) of each half.
