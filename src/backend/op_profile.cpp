@@ -38,22 +38,10 @@ Profile& profile(DeviceKind kind) {
   return p[kind == DeviceKind::kCuda ? 1 : 0];
 }
 
-// An op's row in the report: the products (matmul and the forms that start with one) by their
-// shape, the rest by name.
-std::string product_label(const char* name, const Tensor& x, const Tensor& w) {
-  return fmt::format("{} n={} {}x{} {}", name, x.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
-}
+// An op's row in the report: matmul by its shape, the rest by name.
 std::string label(const char* name, const Tensor& x, const Tensor& w, const Tensor*,
                   const Tensor&) {
-  return product_label(name, x, w);
-}
-std::string label(const char* name, const Tensor& a, const Tensor& w, const Tensor&, const Tensor&,
-                  float, const Tensor&, const Tensor&) {  // matmul_add_rms_norm
-  return product_label(name, a, w);
-}
-std::string label(const char* name, const Tensor& a, const Tensor& w, ops::Activation,
-                  const Tensor&, const Tensor&) {  // matmul_gated
-  return product_label(name, a, w);
+  return fmt::format("{} n={} {}x{} {}", name, x.dim(0), w.dim(0), w.dim(1), dtype_name(w.dtype()));
 }
 template <typename... A>
 std::string label(const char* name, const A&...) {
@@ -98,8 +86,7 @@ struct Timed<K, N, M> {
   X(attention_pages) X(gated_activation) X(gated_activation_fused) X(add) X(scale) X(softcap) \
   X(softmax)                                                                                \
   X(log_softmax) X(convert) X(convert_rows) X(quantize_rows) X(split_columns)              \
-  X(sample_rows) X(add_rms_norm) X(matmul_add_rms_norm) X(matmul_gated) \
-  X(split_rope)
+  X(sample_rows) X(add_rms_norm) X(split_rope)
 // clang-format on
 
 template <DeviceKind K>

@@ -47,10 +47,6 @@ struct OpTable {
   DType (*matmul_input_dtype)(const Tensor& w) = nullptr;
   // Optional fused forms: when empty, ops.cpp runs the ops they fuse.
   void (*add_rms_norm)(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y) = nullptr;
-  void (*matmul_add_rms_norm)(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm,
-                              float eps, Tensor& y, Tensor& h) = nullptr;
-  void (*matmul_gated)(const Tensor& a, const Tensor& w, Activation act, Tensor& gate_up,
-                       Tensor& out) = nullptr;
   void (*split_rope)(const Tensor& qkv, std::span<const int32_t> positions, const RopeParams& p,
                      Tensor& q, Tensor& k, Tensor& v, const HeadNorms& norms) = nullptr;
 };

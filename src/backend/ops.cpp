@@ -15,12 +15,6 @@ bool rounds(const OpTable& t) {
   return t.matmul_input_dtype != nullptr;
 }
 
-// Whether t's entries take a product's x and write a row op's out in their dtypes as they are
-// (f32, or rounded where the table rounds).
-bool takes_as_they_are(const OpTable& t, const Tensor& x, const Tensor& out) {
-  return (x.dtype() == DType::kF32 || rounds(t)) && (out.dtype() == DType::kF32 || rounds(t));
-}
-
 Tensor f32_like(const Tensor& t) {
   return empty_on(t.device(), t.shape(), DType::kF32);
 }
@@ -127,30 +121,6 @@ void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor
     t.add(x, r, x);  // no fused entry: the two ops, whose bits the fused one must give
     t.rms_norm(x, w, eps, out);
   });
-}
-
-void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm, float eps,
-                         Tensor& y, Tensor& h) {
-  check_matmul(a, w, nullptr, y);
-  check_same_f32("matmul_add_rms_norm", x, y);
-  check_norm("matmul_add_rms_norm", x, norm, nullptr, h);
-  if (h.raw() == x.raw() || h.raw() == y.raw() || x.raw() == y.raw())
-    fail(ErrorCode::kInvalidArgument, "matmul_add_rms_norm: x, y and h must not alias");
-  const OpTable& t = op_table(h.device().kind);
-  if (t.matmul_add_rms_norm && takes_as_they_are(t, a, h))
-    return t.matmul_add_rms_norm(a, w, x, norm, eps, y, h);
-  matmul(a, w, nullptr, y);  // no fused entry: the two ops, whose bits the fused one must give
-  add_rms_norm(x, y, norm, eps, h);
-}
-
-void matmul_gated(const Tensor& a, const Tensor& w, Activation act, Tensor& gate_up, Tensor& out) {
-  check_matmul(a, w, nullptr, gate_up);
-  check_gated_fused(gate_up, out);
-  const OpTable& t = op_table(out.device().kind);
-  if (t.matmul_gated && takes_as_they_are(t, a, out))
-    return t.matmul_gated(a, w, act, gate_up, out);
-  matmul(a, w, nullptr, gate_up);  // no fused entry: the two ops, whose bits the fused one gives
-  gated_activation_fused(gate_up, act, out);
 }
 
 void split_rope_composed(const OpTable& t, const Tensor& qkv, std::span<const int32_t> positions,

@@ -161,18 +161,6 @@ void add(const Tensor& a, const Tensor& b, Tensor& y);
 // shape f32 or bf16/f16 (distinct from x and r), w [d].
 void add_rms_norm(Tensor& x, const Tensor& r, const Tensor& w, float eps, Tensor& y);
 
-// A product followed by the residual add and the next RMSNorm: the bits of matmul(a, w,
-// nullptr, y) then add_rms_norm(x, y, norm, eps, h), where y [n, d] f32 is scratch whose
-// contents afterwards are unspecified (a backend may add the product into x without storing
-// it). a [n, k], w [d, k], x [n, d] f32, h [n, d] of x's dtype or matmul_input_dtype's.
-void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm, float eps,
-                         Tensor& y, Tensor& h);
-
-// The fused gate|up product followed by the gated activation: the bits of matmul(a, w, nullptr,
-// gate_up) then gated_activation_fused(gate_up, act, out). a [n, k], w [2f, k], gate_up [n, 2f]
-// f32 (written), out [n, f] f32 or matmul_input_dtype's.
-void matmul_gated(const Tensor& a, const Tensor& w, Activation act, Tensor& gate_up, Tensor& out);
-
 // x *= s, elementwise f32, in place.
 void scale(Tensor& x, float s);
 

@@ -167,27 +167,23 @@ void attention_block(const AttentionWeights& w, const AttentionShape& s,
   ops::matmul(t.att, w.wo, nullptr, out);
 }
 
-const Tensor& gated_activation_of(const MlpWeights& w, ops::Activation act, const Tensor& x,
-                                  LayerScratch& t) {
+void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, LayerScratch& t,
+               Tensor& out) {
   // The down product's input: the activation written rounded where the product takes it so
   // (scratch made in one batch-invariant mode may serve the other).
   const bool rounded = t.act.defined() && ops::matmul_input_dtype(w.down) == t.act.dtype();
   Tensor& a = rounded ? t.act : t.gate;
-  if (t.gate_up.defined() && a.storage() != t.gate_up.storage()) {  // read in place, not split
-    ops::matmul_gated(x, w.gate_up, act, t.gate_up, a);
-  } else if (t.gate_up.defined()) {  // one row, out in gate: gate and up view the fused output
+  if (t.gate_up.defined() && x.dim(0) > 1) {  // the fused output read in place, not split
     project(x, w.gate_up, Tensor(), t.gate_up);
-    ops::gated_activation(t.gate, t.up, act, a);
+    ops::gated_activation_fused(t.gate_up, act, a);
   } else {
-    project(x, w.gate, Tensor(), t.gate), project(x, w.up, Tensor(), t.up);
+    if (t.gate_up.defined())
+      project(x, w.gate_up, Tensor(), t.gate_up);  // one row: gate and up view it
+    else
+      project(x, w.gate, Tensor(), t.gate), project(x, w.up, Tensor(), t.up);
     ops::gated_activation(t.gate, t.up, act, a);
   }
-  return a;
-}
-
-void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, LayerScratch& t,
-               Tensor& out) {
-  ops::matmul(gated_activation_of(w, act, x, t), w.down, nullptr, out);
+  ops::matmul(a, w.down, nullptr, out);
 }
 
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, Tensor& out) {

@@ -54,9 +54,6 @@ void attention_block(const AttentionWeights& w, const AttentionShape& shape,
                      const ops::RopeParams& rope, const ops::AttentionParams& params, int il,
                      const ForwardBatch& batch, KvView& kv, const Tensor& x, Tensor& out);
 
-// act(gate x) * up x, the down product's input, in t (t.act or t.gate).
-const Tensor& gated_activation_of(const MlpWeights& w, ops::Activation act, const Tensor& x,
-                                  LayerScratch& t);
 // out [n_tokens, hidden] = down(act(gate x) * up x), through t.
 void gated_mlp(const MlpWeights& w, ops::Activation act, const Tensor& x, LayerScratch& t,
                Tensor& out);

@@ -168,28 +168,16 @@ void DecoderModel::segment(int s, Step& step) const {
 }
 
 // o_proj, the MLP, and each residual add with the norm after it (add_rms_norm: the bits of
-// the two; with the product before it too where no sandwich norm comes between:
-// matmul_add_rms_norm).
+// the two).
 void DecoderModel::layer_out(int il, Step& step) const {
   const float eps = static_cast<float>(config_.norm_eps);
   const LayerWeights& lw = weights_.layers[static_cast<size_t>(il)];
-  const bool sandwich = options_.sandwich_norms;
-  if (sandwich) {
-    ops::matmul(step.t.att, lw.attn.wo, nullptr, step.y);
-    ops::rms_norm(step.y, lw.post_attn_norm, eps, step.y);
-    ops::add_rms_norm(step.x, step.y, lw.ffn_norm, eps, step.h);
-  } else {
-    ops::matmul_add_rms_norm(step.t.att, lw.attn.wo, step.x, lw.ffn_norm, eps, step.y, step.h);
-  }
-  const Tensor& a = gated_activation_of(lw.mlp, options_.activation, step.h, step.t);
-  const bool last = il + 1 == config_.n_layers;
-  if (!sandwich && !last)
-    return ops::matmul_add_rms_norm(a, lw.mlp.down, step.x,
-                                    weights_.layers[static_cast<size_t>(il) + 1].attn_norm, eps,
-                                    step.y, step.h);
-  ops::matmul(a, lw.mlp.down, nullptr, step.y);
-  if (sandwich) ops::rms_norm(step.y, lw.post_ffn_norm, eps, step.y);
-  if (!last)
+  ops::matmul(step.t.att, lw.attn.wo, nullptr, step.y);
+  if (options_.sandwich_norms) ops::rms_norm(step.y, lw.post_attn_norm, eps, step.y);
+  ops::add_rms_norm(step.x, step.y, lw.ffn_norm, eps, step.h);
+  gated_mlp(lw.mlp, options_.activation, step.h, step.t, step.y);
+  if (options_.sandwich_norms) ops::rms_norm(step.y, lw.post_ffn_norm, eps, step.y);
+  if (il + 1 < config_.n_layers)
     ops::add_rms_norm(step.x, step.y, weights_.layers[static_cast<size_t>(il) + 1].attn_norm, eps,
                       step.h);
   else

@@ -1,6 +1,6 @@
 // The last-arrival count a grid's blocks share when the last of a group to finish its part
-// does the group's remaining work (the thin products' tails, thin_tail.cuh; the split
-// attention's combine, attention_combine.cuh) instead of a kernel of its own.
+// does the group's remaining work instead of a kernel of its own (the split attention's
+// last-block combine, attention_combine.cuh).
 #pragma once
 
 namespace cairn::cuda {

@@ -55,8 +55,6 @@ ops::OpTable cuda_table() {
   t.split_columns = &split_columns;
   t.sample_rows = &sample_rows;
   t.add_rms_norm = &add_rms_norm;
-  t.matmul_add_rms_norm = &matmul_add_rms_norm;
-  t.matmul_gated = &matmul_gated;
   if (fused_inputs()) {
     t.split_rope = &split_rope;
     t.matmul_input_dtype = &matmul_input_dtype;

@@ -1,5 +1,5 @@
-// The gated activations' arithmetic (gated_activation.cu, and the thin products' gated tail):
-// the activation computed in double as the CPU reference does (SiLU g / (1 + e^-g); GELU tanh
+// The gated activations' arithmetic (gated_activation.cu's kernels, split and fused): the
+// activation computed in double as the CPU reference does (SiLU g / (1 + e^-g); GELU tanh
 // form as g / (1 + e^-2u), u = √(2/π)(g + 0.044715 g³)), rounded once to f32, then multiplied by
 // up in f32. One definition, so every kernel that applies one gives the same bits.
 #pragma once

@@ -3,20 +3,16 @@
 // f32 weights: an f32 GEMM on f32 x. bf16/f16 weights on the GEMMs: x is rounded to the
 // weights' dtype (round_input.cu) and multiplied with f32 accumulation; an x a producer already
 // wrote in that dtype (ops::matmul_input_dtype) is taken as it is.
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 
 #include "backend/cuda/add_bias.h"
 #include "backend/cuda/convert.h"
-#include "backend/cuda/gated_activation.h"
 #include "backend/cuda/gemm_agreement.h"
 #include "backend/cuda/gemm_lt.h"
 #include "backend/cuda/gemv.h"
 #include "backend/cuda/matmul.h"
 #include "backend/cuda/mma_gemm.h"
-#include "backend/cuda/norms.h"
 #include "backend/cuda/round_input.h"
 #include "backend/device.h"
 
@@ -123,78 +119,6 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) {
   // No cuBLASLt algorithm for this shape: the GEMV kernels, whose order is fixed for every n.
   if (!plan) return gemv_of(x, w, bias, y);
   run_plan(plan, xo, w, bias, y);
-}
-
-// -1 until read from CAIRN_CUDA_TAIL_ROWS (default 0: off) or set.
-std::atomic<int> g_tail_rows{-1};
-
-int tail_rows() {
-  if (const int v = g_tail_rows.load(std::memory_order_relaxed); v >= 0) return v;
-  const char* v = std::getenv("CAIRN_CUDA_TAIL_ROWS");
-  int unread = -1;  // the first caller reads it
-  g_tail_rows.compare_exchange_strong(unread, v && *v ? std::max(0, std::atoi(v)) : 0);
-  return g_tail_rows.load();
-}
-
-void set_tail_rows(int rows) {
-  g_tail_rows.store(std::max(0, rows));
-}
-
-namespace {
-
-bool aligned(const Tensor& t) {
-  return reinterpret_cast<uintptr_t>(t.raw()) % 16 == 0;
-}
-
-// Whether a tail may follow a · wᵀ (the rows, the mode, the weight, aligned outputs).
-bool tails_take(const Tensor& a, const Tensor& w, const Tensor& out, const Tensor& y) {
-  return a.dim(0) > 0 && a.dim(0) <= tail_rows() && batch_invariant() && mma_gemm_supports(w) &&
-         aligned(out) && aligned(y);
-}
-
-int dtype_code(DType t) {
-  return t == DType::kBF16 ? 1 : t == DType::kF16 ? 2 : 0;
-}
-
-// The product with `tail` (its out and out_dtype from `out`) on the thin tiles; false, launching
-// nothing, where they do not serve it or no counts could be had (during capture).
-bool product_with_tail(const Tensor& a, const Tensor& w, ThinTail tail, const Tensor& out,
-                       Tensor& y) {
-  tail.arrivals = thin_tail_arrivals();
-  if (tail.arrivals == nullptr) return false;
-  tail.out = out.raw(), tail.out_dtype = dtype_code(out.dtype());
-  return mma_gemm_with_tail(operand_of(a, w), w, tail, y);
-}
-
-}  // namespace
-
-// y = a · wᵀ, x += y, h = rms_norm(x) · norm: on the thin tiles with their tail (y not stored),
-// else the product and add_rms_norm's kernel. Arguments checked by ops.cpp.
-void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm, float eps,
-                         Tensor& y, Tensor& h) {
-  const int64_t d = x.dim(-1);
-  if (tails_take(a, w, h, x) && d % 4 == 0 && d <= kTailMaxDim && aligned(norm)) {
-    ThinTail tail;
-    tail.kind = ThinTail::kAddNorm;
-    tail.res = x.data<float>(), tail.norm = norm.data<float>(), tail.eps = eps;
-    if (product_with_tail(a, w, tail, h, y)) return;
-  }
-  cuda::matmul(a, w, nullptr, y);
-  cuda::add_rms_norm(x, y, norm, eps, h);
-}
-
-// gate_up = a · wᵀ, out = act(gate) · up: on the thin tiles with the gated tail, else the
-// product and gated_activation_fused's kernel. Arguments checked by ops.cpp.
-void matmul_gated(const Tensor& a, const Tensor& w, ops::Activation act, Tensor& gate_up,
-                  Tensor& out) {
-  if (tails_take(a, w, out, gate_up)) {
-    ThinTail tail;
-    tail.kind = ThinTail::kGated;
-    tail.act = act == ops::Activation::kSilu ? 0 : 1;
-    if (product_with_tail(a, w, tail, out, gate_up)) return;
-  }
-  cuda::matmul(a, w, nullptr, gate_up);
-  cuda::gated_activation_fused(gate_up, act, out);
 }
 
 }  // namespace cairn::cuda

@@ -12,20 +12,6 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
 // (which round x to it), f32 otherwise (the GEMV kernels read f32 x).
 DType matmul_input_dtype(const Tensor& w);
 
-// ops::matmul_add_rms_norm: the product on the thin tiles with the norm tail (thin_tail.cuh)
-// for up to tail_rows() rows of a in the batch-invariant mode, else matmul then add_rms_norm.
-void matmul_add_rms_norm(const Tensor& a, const Tensor& w, Tensor& x, const Tensor& norm, float eps,
-                         Tensor& y, Tensor& h);
-// ops::matmul_gated: the product on the thin tiles with the gated tail (thin_tail.cuh) as
-// matmul_add_rms_norm's, else matmul then gated_activation_fused.
-void matmul_gated(const Tensor& a, const Tensor& w, ops::Activation act, Tensor& gate_up,
-                  Tensor& out);
-// The most rows that take the tails: CAIRN_CUDA_TAIL_ROWS (read at the first product; default
-// 0: none, until a tail is measured faster than the kernels it replaces), or set_tail_rows's.
-// Speed only: either way the same bits.
-int tail_rows();
-void set_tail_rows(int rows);
-
 // The batch-invariant switch (default on). On: row i of y is bitwise the same whatever the
 // number of rows n — one cuBLASLt algorithm per weight shape class (m, k, dtype) serves every
 // n (docs/determinism.md). Off: GEMV kernels for n ≤ 8 and the heuristic's best algorithm per

@@ -413,21 +413,6 @@ void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y) {
     launch_typed<__half>(p);
 }
 
-bool mma_gemm_with_tail(const void* x, const Tensor& w, const ThinTail& tail, Tensor& y) {
-  const int n = static_cast<int>(y.dim(0)), m = static_cast<int>(w.dim(0)),
-            k = static_cast<int>(w.dim(1)), cut = static_cast<int>(gemm_cut(m, k));
-  const int tile = tile_for(n, m, cut < k && gemm_join());
-  if (n == 0 || m == 0 || tile < kThin || tile >= first_wg()) return false;
-  const int bn = mma_thin_block_cols(tile - kThin), groups = (n + 15) / 16;
-  if (tail.kind == ThinTail::kGated &&
-      (m % (2 * bn) != 0 || int64_t{groups} * (m / 2 / bn) > kTailCounts))
-    return false;  // a pair's gate and up columns in two blocks, a count a pair
-  ThinProblem t{x, w.raw(), nullptr, y.data<float>(), n, m, k};
-  t.tail = tail;
-  mma_thin(t, cut, w.dtype() == DType::kBF16, tile - kThin);
-  return true;
-}
-
 const char* mma_gemm_tile_name(int64_t n, int64_t m, int64_t k) {
   const int tile = tile_for(n, m, k > 0 && gemm_cut(m, k) < k && gemm_join());
   if (tile >= first_wg()) return wgmma_gemm_name(tile - first_wg());

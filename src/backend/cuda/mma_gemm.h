@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/mma_thin.h"
 #include "core/tensor.h"
 
 namespace cairn::cuda {
@@ -38,10 +37,6 @@ bool mma_gemm_supports(const Tensor& w);
 // x: n × k elements of w's dtype on the device, rows contiguous, 16-byte aligned (round_input's
 // buffer); bias f32 [m] or null; y f32 [n, m] contiguous. Launches on stream().
 void mma_gemm(const void* x, const Tensor& w, const float* bias, Tensor& y);
-
-// mma_gemm with a tail (mma_thin.h; no bias), where n rows of x take a thin tile (and, for a
-// gated tail, its blocks split the halves); false, launching nothing, where they do not.
-bool mma_gemm_with_tail(const void* x, const Tensor& w, const ThinTail& tail, Tensor& y);
 
 // The tile shape mma_gemm picks for n rows of x and m rows of w, of depth k where given (a cut
 // k may take another tile; for benchmarks and tests).

@@ -16,17 +16,13 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/gemm_order.h"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/mma_thin.h"
 #include "backend/cuda/mma_tile.cuh"
-#include "backend/cuda/op_errors.h"
 #include "backend/cuda/pdl.cuh"
-#include "backend/cuda/rank_context.h"
-#include "backend/cuda/thin_tail.cuh"
 
 namespace cairn::cuda {
 namespace {
@@ -176,9 +172,9 @@ __global__ void __launch_bounds__(WN * 32) thin_kernel(ThinProblem p) {
       const int row = row0 + lane / 4 + (e / 2) * 8;
       const int col = col0 + (warp * NT + nt) * 8 + (lane % 4) * 2 + e % 2;
       if (row >= p.n || row >= row0 + XR || col >= p.m) continue;
-      thin_store(p, row, col, acc[nt][e]);
+      const float v = acc[nt][e];
+      p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
     }
-  thin_tail<C::kThreads, C::kBN>(p, row0, XR, smem);
 }
 
 // A cut k (gemm_order.h): two warp sets of WN warps, set 0 the first part, set 1 the second,
@@ -262,7 +258,8 @@ __device__ __forceinline__ void finish_cut(const ThinProblem& p, uint8_t* smem, 
       const int row = row0 + lane / 4 + (e / 2) * 8;
       const int col = col0 + (warp * NT + nt) * 8 + (lane % 4) * 2 + e % 2;
       if (row >= p.n || row >= row0 + XR || col >= p.m) continue;
-      thin_store(p, row, col, acc[nt][e] + sums[at(nt, e)]);
+      const float v = acc[nt][e] + sums[at(nt, e)];
+      p.y[static_cast<int64_t>(row) * p.m + col] = p.bias ? v + p.bias[col] : v;
     }
 }
 
@@ -284,7 +281,6 @@ __global__ void __launch_bounds__(2 * WN * 32) thin_cut_kernel(ThinProblem p, in
   run_part<C, XR, NT, T>(p, x_at, w_at, c, r0, shared_address(smem) + set * C::kSetBytes, first,
                          count, 1 + set, f, acc);
   finish_cut<C, XR, NT>(p, smem, set, warp, lane, acc);
-  thin_tail<C::kThreads, C::kBN>(p, row0, XR, smem);
 }
 
 template <int XR, int NT, int WN, int BK, int S, typename T>
@@ -322,13 +318,12 @@ struct Config {
   const char* name;
   void (*bf16)(const ThinProblem&, int);
   void (*f16)(const ThinProblem&, int);
-  int block_cols;  // w rows a block takes (Thin::kBN)
 };
 
 #define CAIRN_THIN(NT, WN, BK, S)                                                    \
   Config {                                                                           \
     "thin:nt" #NT "w" #WN "k" #BK "s" #S, launch_rows<NT, WN, BK, S, __nv_bfloat16>, \
-        launch_rows<NT, WN, BK, S, __half>, (NT * WN * 8)                            \
+        launch_rows<NT, WN, BK, S, __half>                                           \
   }
 // From MatmulBench.ThinSweep on an H200 (docs/performance.md): a Llama-8B layer's products at
 // 1-16 rows (and 32), µs against 7 other configs of NT, WN, BK and S.
@@ -348,22 +343,7 @@ const Config kConfigs[] = {
 #undef CAIRN_THIN
 constexpr int kConfigCount = static_cast<int>(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
-// The tails' counts of a context: made once, outside capture, zeros kept so by the last blocks.
-struct TailArrivals {
-  std::mutex mutex;
-  unsigned* counts = nullptr;
-};
-
 }  // namespace
-
-unsigned* thin_tail_arrivals() {
-  TailArrivals& a = context_local<TailArrivals>();
-  std::lock_guard<std::mutex> lock(a.mutex);
-  if (a.counts || stream_capturing()) return a.counts;
-  CAIRN_CUDA_CHECK(cudaMallocAsync(&a.counts, kTailCounts * sizeof(unsigned), stream()));
-  CAIRN_CUDA_CHECK(cudaMemsetAsync(a.counts, 0, kTailCounts * sizeof(unsigned), stream()));
-  return a.counts;
-}
 
 int mma_thin_configs() {
   return kConfigCount;
@@ -385,10 +365,6 @@ int narrow_config() {
   return config;
 }
 
-int mma_thin_block_cols(int config) {
-  return kConfigs[config].block_cols;
-}
-
 int mma_thin_pick(int64_t n, int64_t m) {
   if (m >= kWideRows) return n <= 8 ? 2 : 0;
   return n <= 16 ? narrow_config() : 0;
@@ -396,13 +372,6 @@ int mma_thin_pick(int64_t n, int64_t m) {
 
 void mma_thin(const ThinProblem& p, int cut, bool bf16, int config) {
   if (p.n == 0 || p.m == 0) return;
-  const int64_t groups = (p.n + 15) / 16, bn = mma_thin_block_cols(config);
-  if (p.tail.kind == ThinTail::kAddNorm &&
-      (groups > kTailCounts || p.m > kTailMaxDim || p.m % 4 != 0))
-    invalid_argument("mma_thin", "a norm tail takes rows of at most 8,192 (m % 4 == 0)");
-  if (p.tail.kind == ThinTail::kGated &&
-      (p.m % (2 * bn) != 0 || groups * p.m / 2 / bn > kTailCounts))
-    invalid_argument("mma_thin", "a gated tail needs m / 2 a multiple of the block's columns");
   (bf16 ? kConfigs[config].bf16 : kConfigs[config].f16)(p, cut);
 }
 

@@ -16,46 +16,13 @@
 
 namespace cairn::cuda {
 
-// A product's tail (thin_tail.cuh): the row op after a product, run by the product's own
-// blocks instead of a kernel of its own.
-//   kAddNorm: y = x·wᵀ (+ bias) is added into `res` (res += y, add's arithmetic) in place of
-//     being stored, and the last block of each row group to finish computes out =
-//     rms_norm(res)·norm as rms_norm_kernel does: the bits of add_rms_norm(res, y, norm, eps, out).
-//   kGated: y [n, 2f] is stored, and the second block of each pair (gate columns c .. c + BN,
-//     up columns f + c ..) to finish computes out[:, c .. c + BN] = act(gate)·up: the bits of
-//     gated_activation_fused(y, act, out). Needs f a multiple of the tile's columns.
-struct ThinTail {
-  enum Kind : int { kNone, kAddNorm, kGated };
-  int kind = kNone;
-  float* res = nullptr;          // kAddNorm: n × m, the residual stream, 16-byte aligned
-  const float* norm = nullptr;   // kAddNorm: m, 16-byte aligned
-  float eps = 0.0f;              // kAddNorm
-  int act = 0;                   // kGated: 0 SiLU, 1 GELU (tanh form)
-  void* out = nullptr;           // n × m (kAddNorm) or n × m / 2 (kGated) of out_dtype, aligned
-  int out_dtype = 0;             // 0 f32, 1 bf16, 2 f16
-  unsigned* arrivals = nullptr;  // a count a row group (kGated: a pair of it), zeros (kept so)
-};
-
 struct ThinProblem {
   const void* x;  // n × k, w's dtype, rows contiguous, 16-byte aligned
   const void* w;  // m × k
   const float* bias;
   float* y;  // n × m
   int n, m, k;
-  ThinTail tail = {};
 };
-
-// Rows of a norm a tail takes at most (m % 4 == 0, m / 4 groups of at most kTailGroups a thread
-// of rms_norm's 256): longer rows run add_rms_norm after the product.
-constexpr int kTailGroups = 8;
-constexpr int kTailMaxDim = 256 * 4 * kTailGroups;
-// Counts a tail's launch may use (row groups, or row groups × pairs).
-constexpr int kTailCounts = 4096;
-// The tails' counts of the current device context (zeros), or null while a graph is being
-// captured before any were made.
-unsigned* thin_tail_arrivals();
-// The columns of w a block of thin config `config` takes for n rows (a gated tail's pairs).
-int mma_thin_block_cols(int config);
 
 // How many thin configs there are, and config c's name ("thin:nt…w…k…s…": n8 tiles a warp,
 // warps a block, k a stage, stages).

@@ -73,39 +73,6 @@ TEST_P(Pointwise, AddRmsNormIsAddThenRmsNorm) {
   }
 }
 
-// The product-then-row-op forms (a device may run them as one: docs/cuda-ops.md) give the bits
-// of their two ops; matmul_add_rms_norm's x, y and h may not alias.
-TEST_P(Pointwise, ProductThenRowOpIsTheTwoOps) {
-  for (int64_t d : {8, 36, 130}) {
-    const Tensor a = random_tensor({3, 40}, DType::kF32, 15),
-                 w = random_tensor({d, 40}, DType::kF32, 16);
-    const Tensor norm = random_tensor({d}, DType::kF32, 17);
-    Tensor x = random_tensor({3, d}, DType::kF32, 18, 5.0f), x2 = copy_of(x);
-    Tensor y = Tensor::empty({3, d}, DType::kF32), y2 = Tensor::empty({3, d}, DType::kF32);
-    Tensor h = Tensor::empty({3, d}, DType::kF32), h2 = Tensor::empty({3, d}, DType::kF32);
-    ops::matmul_add_rms_norm(a, w, x, norm, 1e-6f, y, h);
-    ops::matmul(a, w, nullptr, y2);
-    ops::add_rms_norm(x2, y2, norm, 1e-6f, h2);
-    EXPECT_TRUE(test::bit_equal(x, x2)) << "d " << d;
-    EXPECT_TRUE(test::bit_equal(h, h2)) << "d " << d;
-    EXPECT_THROW(ops::matmul_add_rms_norm(a, w, x, norm, 1e-6f, y, x), Error);
-    EXPECT_THROW(ops::matmul_add_rms_norm(a, w, x, norm, 1e-6f, x, h), Error);
-    Tensor gu = Tensor::empty({3, 2 * d}, DType::kF32),
-           gu2 = Tensor::empty({3, 2 * d}, DType::kF32);
-    Tensor out = Tensor::empty({3, d}, DType::kF32), out2 = Tensor::empty({3, d}, DType::kF32);
-    const Tensor wgu = random_tensor({2 * d, 40}, DType::kF32, 19);
-    for (auto act : {ops::Activation::kSilu, ops::Activation::kGeluTanh}) {
-      ops::matmul_gated(a, wgu, act, gu, out);
-      ops::matmul(a, wgu, nullptr, gu2);
-      ops::gated_activation_fused(gu2, act, out2);
-      EXPECT_TRUE(test::bit_equal(gu, gu2)) << "d " << d;
-      EXPECT_TRUE(test::bit_equal(out, out2)) << "d " << d;
-    }
-    Tensor wide = Tensor::empty({3, d + 1}, DType::kF32);
-    EXPECT_THROW(ops::matmul_gated(a, wgu, ops::Activation::kSilu, gu, wide), Error);
-  }
-}
-
 TEST_P(Pointwise, RopeBothLayoutsAndPartialRotary) {
   for (auto layout : {ops::RopeLayout::kHalfSplit, ops::RopeLayout::kInterleaved})
     for (auto [head_dim, rotary] : {std::pair{64, 64}, {80, 32}, {34, 34}, {10, 6}, {2, 2}}) {
