@@ -1,9 +1,14 @@
-// quantize_rows: one thread per group of one head row, over every row block of the call (a
+// quantize_rows: one warp per group of one head row, over every row block of the call (a
 // table of (src, dst, head rows, first group) in the kernel's parameters up to 256 blocks, else
-// uploaded; found as in convert_rows.cu). A thread encodes its group exactly as the CPU does
-// (ops.h, KvRowQuant): the f16 roundings toward −∞ and +∞ go through float_load.cuh's bit-exact
-// conversion, the division is IEEE, the rounding of a code is half-to-even (lrint's), so the bytes
-// equal the CPU backend's. 4-bit codes: a thread owns whole bytes (groups are ≥ 32 elements).
+// uploaded; found as in convert_rows.cu). A warp encodes its group exactly as the CPU does
+// (core/affine_row.cpp): the group's minimum and maximum found in element order with std::min's
+// and std::max's comparisons (every lane scans the whole group, shuffled from the lanes that
+// loaded it, so the ties of signed zeros resolve as on the CPU), the f16 roundings toward −∞ and
+// +∞ through float_load.cuh's bit-exact conversion, the division IEEE, a code's rounding
+// half-to-even (lrint's); so the bytes equal the CPU backend's. Lane l holds and encodes
+// elements l, l + 32, … of the group (4-bit: the even lane of a pair stores their byte).
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backend/cuda/cuda_runtime.h"
@@ -54,44 +59,71 @@ __device__ uint16_t f16_at_least(float x) {
   return static_cast<uint16_t>(h + 1);
 }
 
-// Group g of the head row at x (f32) into the encoded row at dst.
+// The group's element i = 32 j + lane of x, as lane `lane` holds it in v[j]; G: group size.
+template <int G>
+__device__ __forceinline__ void group_range(const float (&v)[G / 32], float& lo, float& hi) {
+  lo = __shfl_sync(0xffffffffu, v[0], 0), hi = lo;
+#pragma unroll
+  for (int j = 0; j < G / 32; ++j)
+#pragma unroll
+    for (int src = 0; src < 32; ++src) {
+      const float x = __shfl_sync(0xffffffffu, v[j], src);
+      lo = x < lo ? x : lo;  // std::min(lo, x)
+      hi = hi < x ? x : hi;  // std::max(hi, x)
+    }
+}
+
+// Group g of the head row at x (f32) into the encoded row at dst, by one warp.
+template <int G>
 __device__ void encode_group(const float* x, uint8_t* dst, int g, const Layout& l) {
-  const float* xg = x + g * l.group_size;
-  float lo = xg[0], hi = xg[0];
-  for (int i = 1; i < l.group_size; ++i) lo = fminf(lo, xg[i]), hi = fmaxf(hi, xg[i]);
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const float* xg = x + g * G;
+  float v[G / 32];
+#pragma unroll
+  for (int j = 0; j < G / 32; ++j) v[j] = xg[32 * j + lane];
+  float lo, hi;
+  group_range<G>(v, lo, hi);
   const uint16_t b16 = f16_at_most(lo);
   const float b = f16_bits_to_f32(b16);
   const int qmax = (1 << l.bits) - 1;
   const uint16_t s16 = f16_at_least(__fdiv_rn(__fsub_rn(hi, b), static_cast<float>(qmax)));
   const float s = f16_bits_to_f32(s16);
-  auto* scales = reinterpret_cast<uint16_t*>(dst + l.head_dim * l.bits / 8);
-  scales[g] = s16;
-  scales[l.n_groups + g] = b16;
-  for (int i = 0; i < l.group_size; i += 2) {
-    int q[2];
-    for (int e = 0; e < 2; ++e) {
-      const int c = s > 0.0f ? __float2int_rn(__fdiv_rn(__fsub_rn(xg[i + e], b), s)) : 0;
-      q[e] = c < 0 ? 0 : (c > qmax ? qmax : c);
-    }
-    const int elem = g * l.group_size + i;
+  if (lane == 0) {
+    auto* scales = reinterpret_cast<uint16_t*>(dst + l.head_dim * l.bits / 8);
+    scales[g] = s16;
+    scales[l.n_groups + g] = b16;
+  }
+#pragma unroll
+  for (int j = 0; j < G / 32; ++j) {
+    const int c = s > 0.0f ? __float2int_rn(__fdiv_rn(__fsub_rn(v[j], b), s)) : 0;
+    const int q = c < 0 ? 0 : (c > qmax ? qmax : c);
+    const int elem = g * G + 32 * j + lane;
     if (l.bits == 8) {
-      dst[elem] = static_cast<uint8_t>(q[0]);
-      dst[elem + 1] = static_cast<uint8_t>(q[1]);
+      dst[elem] = static_cast<uint8_t>(q);
     } else {
-      dst[elem / 2] = static_cast<uint8_t>(q[0] | (q[1] << 4));
+      const int up = __shfl_down_sync(0xffffffffu, q, 1);  // the pair's odd element
+      if (lane % 2 == 0) dst[elem / 2] = static_cast<uint8_t>(q | (up << 4));
     }
   }
 }
 
+template <int G>
 __global__ void quantize_rows_kernel(const __grid_constant__ QuantTable table, int n_entries,
                                      Layout l, int64_t total) {
   pdl_enter();
-  const int64_t gid = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (gid >= total) return;
+  const int64_t gid = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (gid >= total) return;  // whole warps: a warp's lanes share gid
   const QuantEntry& e = entry_at<&QuantEntry::group_begin>(table.entries(), n_entries, gid, total);
   const int64_t local = gid - e.group_begin, head_row = local / l.n_groups;
-  encode_group(e.src + head_row * l.head_dim, e.dst + head_row * l.row_bytes,
-               static_cast<int>(local - head_row * l.n_groups), l);
+  encode_group<G>(e.src + head_row * l.head_dim, e.dst + head_row * l.row_bytes,
+                  static_cast<int>(local - head_row * l.n_groups), l);
+}
+
+// The kernel of group size G (32, 64 or 128: kv_format.cpp's check_affine).
+template <int G>
+void launch_quantize(const QuantTable& table, int n_entries, const Layout& l, int64_t total) {
+  launch_kernel("quantize_rows_kernel", quantize_rows_kernel<G>, blocks_for(total * 32), kBlock, 0,
+                table, n_entries, l, total);
 }
 
 }  // namespace
@@ -118,8 +150,16 @@ void quantize_rows(std::span<const ops::RowCopy> copies, const ops::KvRowQuant& 
   }
   if (entries.empty()) return;
   const QuantTable table = entry_table<kHeldBlocks>(std::span<const QuantEntry>(entries));
-  launch_kernel("quantize_rows_kernel", quantize_rows_kernel, blocks_for(total), kBlock, 0, table,
-                static_cast<int>(entries.size()), l, total);
+  const int n = static_cast<int>(entries.size());
+  if (l.group_size == 32)
+    launch_quantize<32>(table, n, l, total);
+  else if (l.group_size == 64)
+    launch_quantize<64>(table, n, l, total);
+  else if (l.group_size == 128)
+    launch_quantize<128>(table, n, l, total);
+  else
+    throw std::invalid_argument("quantize_rows: group size " + std::to_string(l.group_size) +
+                                " (32, 64 or 128)");
 }
 
 }  // namespace cairn::cuda

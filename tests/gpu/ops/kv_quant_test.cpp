@@ -63,6 +63,9 @@ TEST(KvQuantGpu, QuantizeRowsWritesTheCpuBytes) {
       Tensor rows = random_host({301, kKvHeads, hd}, DType::kF32, rng, 3.0f);
       rows.data<float>()[7] = 1e-30f;  // tiny ranges and a constant group
       for (int64_t e = 0; e < q.group_size; ++e) rows.data<float>()[hd + e] = 0.25f;
+      float* zeros = rows.data<float>() + 2 * hd;  // a minimum tied between +0 and -0
+      for (int64_t e = 0; e < q.group_size; ++e) zeros[e] = std::fabs(zeros[e]) + 0.5f;
+      zeros[3] = 0.0f, zeros[5] = -0.0f, zeros[q.group_size - 1] = -0.0f;
       const Tensor cpu = quantized(rows, q, false), gpu = quantized(rows, q, true);
       ASSERT_EQ(std::memcmp(cpu.raw(), gpu.raw(), cpu.nbytes()), 0)
           << "bits " << q.bits << " group " << q.group_size << " head_dim " << hd;
