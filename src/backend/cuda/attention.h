@@ -36,9 +36,9 @@ void set_attention_narrow_blocks(int slots);
 // row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0
 // unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
 void set_attention_staged_combine(int mode);
-// Split grids of tensor-core blocks (decode) combine their partials in each row block's last
-// block to finish (1), in a combine grid (-1), or by the grid (0, the default: the last blocks
-// where the blocks are the four-warp ones of a small grid, batch-1 decode): speed only, the
+// Split grids (decode) combine their partials in each row block's last block to finish (1), in
+// a combine grid (-1), or by the grid (0, the default: the last blocks in a small grid, fewer
+// blocks than twice the SMs, such as batch-1 decode's): speed only, the
 // same operations. Default 0 unless CAIRN_ATTENTION_LAST_BLOCK_COMBINE is set (read once per
 // process).
 void set_attention_last_block_combine(int mode);

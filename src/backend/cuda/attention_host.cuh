@@ -51,10 +51,10 @@ inline BlockShape block_shape(bool tensor_cores, int fused_warps) {
 // splits. cuda::set_attention_staged_combine forces it.
 bool staged_combine(int max_splits, int64_t rows);
 
-// Speed only (combine_row either way): whether a split path of tensor-core blocks combines in
-// its last blocks (combine_when_last) instead of a combine grid; wide: whether its blocks are
-// the four-warp ones of a small grid (tc::wide_staging). cuda::set_attention_last_block_combine
-// forces it.
+// Speed only (combine_row either way): whether a split path (tensor-core blocks, or the f32
+// and quantized rows' blocks) combines in its last blocks (combine_when_last) instead of a
+// combine grid; wide: whether its grid is small (tc::wide_staging: the tensor-core path's
+// four-warp blocks). cuda::set_attention_last_block_combine forces it.
 bool last_block_combine(bool wide);
 
 namespace tc {

@@ -32,8 +32,12 @@ __global__ void __launch_bounds__(kThreads)
   const SeqEntry& e = find_seq<Grid::kSplit>(seqs.entries(), n_seqs, blockIdx.z, gridDim.z);
   const Params p = seq_params(base, e);
   if (static_cast<int>(blockIdx.x) >= p.n_splits) return;  // a shorter sequence
-  split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y,
-                    (blockIdx.z - e.split_begin) * kWarps * kSplitRows, blockIdx.x);
+  const int row0 = (blockIdx.z - e.split_begin) * kWarps * kSplitRows;
+  split_block<T, S>(p, reinterpret_cast<float*>(smem4), blockIdx.y, row0, blockIdx.x);
+  if (base.arrivals == nullptr) return;
+  combine_when_last<S, kThreads>(p, base.arrivals + blockIdx.z * gridDim.y + blockIdx.y,
+                                 static_cast<unsigned>(p.n_splits), blockIdx.y, row0,
+                                 kWarps * kSplitRows);
 }
 
 template <int S>
@@ -213,8 +217,9 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   if (plan.split_path) plan_staged_combine(plan, base.n_heads);
   plan.wide_blocks =
       tc::wide_staging(static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks);
-  plan.last_block_combine = plan.split_path && plan.tensor_cores && !plan.staged_combine &&
-                            last_block_combine(plan.wide_blocks);
+  // wide_blocks counts the grid's blocks whichever blocks run it: a small grid either way.
+  plan.last_block_combine =
+      plan.split_path && !plan.staged_combine && last_block_combine(plan.wide_blocks);
   return plan;
 }
 
@@ -245,7 +250,7 @@ void launch(const Params& base, const Plan& plan, const SeqTable& table) {
                     static_cast<unsigned>(plan.split_blocks));
     launch_kernel("seqs_split_kernel", seqs_split_kernel<T, S>, grid, kThreads,
                   smem_bytes(kSplitRows, base.stride), base, table, n);
-    launch_combine<S>(base, plan, table);
+    if (!plan.last_block_combine) launch_combine<S>(base, plan, table);
     return;
   }
   static const bool ready =

@@ -260,10 +260,10 @@ TEST_P(AttentionSeqsGpu, WarpgroupFusedBlocksLeaveTheBits) {
     }
 }
 
-// Split grids of tensor-core blocks combining in their last blocks (forced for every grid, and
-// by the grid: small grids of four-warp blocks) and through a combine grid: every row has the
-// per-sequence calls' bits on one-warp, four-warp and narrow blocks, GQA 4 and 8, each call
-// twice (a count left unreset would leave the second call's rows poisoned).
+// Split grids combining in their last blocks (forced for every grid, and by the grid: small
+// grids) and through a combine grid: every row has the per-sequence calls' bits on the
+// tensor-core one-warp, four-warp and narrow blocks and (f32) the scalar blocks, GQA 4 and 8,
+// each call twice (a count left unreset would leave the second call's rows poisoned).
 TEST_P(AttentionSeqsGpu, LastBlockCombineLeavesTheBits) {
   CAIRN_NEED_GPU();
   for (int mode : {1, 0, -1}) {
