@@ -480,12 +480,15 @@ TEST(DISABLED_AttentionSeqsBench, Prefill) {
 
 TEST(DISABLED_AttentionSeqsBench, Decode) {
   CAIRN_NEED_GPU();
+  const auto sizes = decode_sizes();
+  ASSERT_FALSE(sizes.empty())
+      << "CAIRN_BENCH_DECODE takes BATCHxKEYS[,BATCHxKEYS…], e.g. 1x512,128x512";
   const bool saved = cuda::attention_tensor_cores();
   for (bool tc : {true, false}) {
     if (!tc && std::getenv("CAIRN_BENCH_DECODE") != nullptr) break;  // the default path only
     cuda::set_attention_tensor_cores(tc);
     std::printf("tensor cores %s:\n", tc ? "on" : "off");
-    for (auto [batch, n_kv] : decode_sizes()) bench_decode(batch, n_kv);
+    for (auto [batch, n_kv] : sizes) bench_decode(batch, n_kv);
   }
   cuda::set_attention_tensor_cores(saved);
 }
