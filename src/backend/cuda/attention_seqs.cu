@@ -143,7 +143,7 @@ struct Plan {
   bool staged_combine = false;      // a block a row (combine_row_staged); combine_begin counts rows
   bool tensor_cores = false;        // the rows' arithmetic (tensor_core_rows)
   int fused_warps = kWarps;         // a tensor-core fused block's (tc::fused_warps)
-  bool wide_blocks = false;         // tensor-core split grid: four-warp blocks (tc::wide_staging)
+  bool wide_blocks = false;         // a small split grid (tc::wide_staging): four-warp tc blocks
   bool last_block_combine = false;  // the split blocks combine (combine_when_last), no grid
 };
 
@@ -217,7 +217,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
   if (plan.split_path) plan_staged_combine(plan, base.n_heads);
   plan.wide_blocks =
       tc::wide_staging(static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks);
-  // wide_blocks counts the grid's blocks whichever blocks run it: a small grid either way.
+  // Small grids (wide_blocks) combine in their last blocks, whichever blocks run them.
   plan.last_block_combine =
       plan.split_path && !plan.staged_combine && last_block_combine(plan.wide_blocks);
   return plan;

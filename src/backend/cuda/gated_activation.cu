@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "backend/cuda/gated_activation.h"
-#include "backend/cuda/gated_math.cuh"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/pdl.cuh"
 #include "backend/cuda/pointwise.cuh"
@@ -16,6 +15,25 @@
 
 namespace cairn::cuda {
 namespace {
+
+struct SiluGate {
+  __device__ float operator()(float g, float u) const {
+    const double x = g;
+    const float a = static_cast<float>(__ddiv_rn(x, __dadd_rn(1.0, exp(-x))));
+    return __fmul_rn(a, u);
+  }
+};
+
+// Explicit roundings keep nvcc from contracting into FMAs the reference does not use.
+struct GeluTanhGate {
+  __device__ float operator()(float g, float u) const {
+    const double x = g;
+    const double cube = __dmul_rn(__dmul_rn(__dmul_rn(0.044715, x), x), x);
+    const double t = __dmul_rn(0.7978845608028654, __dadd_rn(x, cube));
+    const float a = static_cast<float>(__ddiv_rn(x, __dadd_rn(1.0, exp(__dmul_rn(-2.0, t)))));
+    return __fmul_rn(a, u);
+  }
+};
 
 // out row r = op(gate_up row r's first half, its second half): rows over blockIdx.y, columns
 // (float4 when w4, i.e. the halves' width is a multiple of 4) over the x blocks' threads.
