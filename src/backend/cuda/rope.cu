@@ -4,8 +4,8 @@
 // Each block first computes the token's rotary_dim / 2 cos/sin pairs into shared
 // memory as the CPU reference does, then rotates each pair (rope_math.cuh), so the
 // result matches the reference to the last bit wherever double cos/sin agree.
-// split_rope does the same to a fused q|k|v output while splitting it; from
-// kAngleTableMinTokens tokens through an angle table (rope_angles.h).
+// split_rope does the same to a fused q|k|v output while splitting it (with or without head
+// norms); from kAngleTableMinTokens tokens through an angle table (rope_angles.h).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -196,8 +196,8 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
   const int64_t hd = q.dim(2), heads = q.dim(1) + 2 * k.dim(1);
   const QkvHeads o = qkv_heads(q, k, v);
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
+  if (split_rope_by_angles(qkv, positions, p, q, k, v, norms)) return;
   if (!norms.any()) {
-    if (split_rope_by_angles(qkv, positions, p, q, k, v)) return;
     const RopeLaunch l =
         rope_launch("split_rope", qkv, (qkv.dim(1) + kSplitEach - 1) / kSplitEach, positions, p);
     launch_kernel("split_rope_kernel", split_rope_kernel, l.grid, kRopeThreads, l.shared_bytes,

@@ -5,6 +5,7 @@
 #include "backend/cuda/cuda_runtime.h"
 #include "backend/cuda/launch.h"
 #include "backend/cuda/pdl.cuh"
+#include "backend/cuda/reduce.cuh"
 #include "backend/cuda/rope_math.cuh"
 #include "backend/device.h"
 
@@ -71,6 +72,94 @@ __global__ void split_rope_angles_kernel(const float* __restrict__ qkv, QkvHeads
   }
 }
 
+// The head norms' weights ([head_dim] each, or null: that part is not normed) and epsilon.
+struct NormWeights {
+  const float *q_w, *k_w;
+  float eps;
+};
+
+// rope.cu's head_sum_squares over a row held in registers: lane l's quads l + 32c (x[c]; zeros
+// past the row), each chunk of 32 quads a butterfly, the chunks' sums a second one at lanes 0 …
+// chunks − 1: rms_norm_kernel's order at 256 threads.
+template <int C>
+__device__ __forceinline__ float quad_sum_squares(const float4 (&x)[C], int groups) {
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  float chunk_sum = 0.0f;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    if (32 * c >= groups) break;  // rope.cu's chunk count, (groups + 31) / 32
+    float ss = 0.0f;
+    ss = __fmaf_rn(x[c].x, x[c].x, ss), ss = __fmaf_rn(x[c].y, x[c].y, ss);
+    ss = __fmaf_rn(x[c].z, x[c].z, ss), ss = __fmaf_rn(x[c].w, x[c].w, ss);
+    ss = warp_reduce(ss, SumOp{});
+    if (lane == c) chunk_sum = ss;
+  }
+  return warp_reduce(chunk_sum, SumOp{});
+}
+
+// x (quad_sum_squares' registers) RMS-normed with weights w: each element (x · inv) · w, inv =
+// 1 / √(Σ x² / head_dim + eps), as rms_norm_kernel.
+template <int C>
+__device__ __forceinline__ void normed_quads(float4 (&x)[C], const float* w, int hd, float eps) {
+  const int lane = static_cast<int>(threadIdx.x & 31), groups = hd / 4;
+  const float inv = __frcp_rn(__fsqrt_rn(
+      __fadd_rn(__fdiv_rn(quad_sum_squares<C>(x, groups), static_cast<float>(hd)), eps)));
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int g = lane + 32 * c;
+    if (g >= groups) continue;
+    const float4 wv = load4(w + 4 * g);
+    x[c] = {__fmul_rn(__fmul_rn(x[c].x, inv), wv.x), __fmul_rn(__fmul_rn(x[c].y, inv), wv.y),
+            __fmul_rn(__fmul_rn(x[c].z, inv), wv.z), __fmul_rn(__fmul_rn(x[c].w, inv), wv.w)};
+  }
+}
+
+// With head norms: a warp a head row of a token, rope.cu's split_norm_rope_kernel's arithmetic
+// on float4s, the token's pairs from the table. Lane l holds the row's quads l + 32c (c < C,
+// head_dim ≤ 128C); q and k rows RMS-normed where their weights are given, then through the
+// warp's row of shared memory (head_dim floats) to meet their pairs and be rotated; v copied.
+template <int C>
+__global__ void split_norm_rope_angles_kernel(const float* __restrict__ qkv, QkvHeads o,
+                                              NormWeights nrm, const float* __restrict__ cs,
+                                              int half, bool split, int64_t n_rows) {
+  pdl_enter();
+  extern __shared__ float4 rows4[];
+  const int hd = o.head_dim, heads = o.h_q + 2 * o.h_kv, groups = hd / 4;
+  const int lane = static_cast<int>(threadIdx.x & 31), warps = static_cast<int>(blockDim.x / 32);
+  float* buf = reinterpret_cast<float*>(rows4) + static_cast<int>(threadIdx.x / 32) * hd;
+  for (int64_t j = static_cast<int64_t>(blockIdx.x) * warps + threadIdx.x / 32; j < n_rows;
+       j += static_cast<int64_t>(gridDim.x) * warps) {
+    const int64_t t = j / heads;
+    const int h = static_cast<int>(j % heads);
+    const float* row = qkv + j * hd;
+    float* dst = o.out(t, h);
+    float4 x[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int g = lane + 32 * c;
+      x[c] = g < groups ? load4(row + 4 * g) : float4{0.0f, 0.0f, 0.0f, 0.0f};
+    }
+    const bool rotated = h < o.h_q + o.h_kv;
+    const float* w = h < o.h_q ? nrm.q_w : rotated ? nrm.k_w : nullptr;
+    if (w != nullptr) normed_quads<C>(x, w, hd, nrm.eps);
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int g = lane + 32 * c;
+      if (g < groups) *reinterpret_cast<float4*>((rotated ? buf : dst) + 4 * g) = x[c];
+    }
+    if (!rotated) continue;  // v: copied (uniform across the warp)
+    __syncwarp();
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const int d = 4 * (lane + 32 * c);
+      if (d >= hd) continue;
+      *reinterpret_cast<float4*>(dst + d) =
+          d < 2 * half ? rotated4(buf, d, cs + t * 2 * half, half, split) : load4(buf + d);
+    }
+    __syncwarp();  // the row is rewritten by the warp's next head
+  }
+}
+
 bool aligned16(const void* p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -82,16 +171,50 @@ unsigned grid_for(int64_t items) {
   return static_cast<unsigned>(want < most ? want : most);
 }
 
+// Quads a lane holds of a head row (1, 2, 4 or 8), or 0 past head_dim 1,024.
+int chunks_for(int64_t hd) {
+  for (int c = 1; c <= 8; c *= 2)
+    if (hd <= 128 * c) return c;
+  return 0;
+}
+
+// The head-norm split's launch: a warp a head row, its template by the quads a lane holds.
+void launch_norm_split(const Tensor& qkv, const QkvHeads& o, const NormWeights& nrm,
+                       const float* table, int half, bool split) {
+  const int64_t rows = qkv.dim(0) * (o.h_q + 2 * o.h_kv);
+  const size_t shared = static_cast<size_t>(kThreads / 32) * o.head_dim * sizeof(float);
+  const unsigned grid = grid_for(rows * 32);
+  const auto go = [&](auto kernel) {
+    launch_kernel("split_norm_rope_angles_kernel", kernel, grid, kThreads, shared,
+                  qkv.data<float>(), o, nrm, table, half, split, rows);
+  };
+  switch (chunks_for(o.head_dim)) {
+    case 1:
+      return go(split_norm_rope_angles_kernel<1>);
+    case 2:
+      return go(split_norm_rope_angles_kernel<2>);
+    case 4:
+      return go(split_norm_rope_angles_kernel<4>);
+    default:
+      return go(split_norm_rope_angles_kernel<8>);
+  }
+}
+
 }  // namespace
 
 bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
-                          const ops::RopeParams& p, Tensor& q, Tensor& k, Tensor& v) {
+                          const ops::RopeParams& p, Tensor& q, Tensor& k, Tensor& v,
+                          const ops::HeadNorms& norms) {
   const int64_t n = qkv.dim(0), hd = q.dim(2), half = p.rotary_dim / 2;
   const bool split = p.layout == ops::RopeLayout::kHalfSplit;
   if (n < kAngleTableMinTokens || half == 0 || hd % 4 != 0 || half % (split ? 4 : 2) != 0 ||
       2 * half > hd || qkv.dim(1) > 0x7fffffff || n > 0x7fffffff)
     return false;
   if (!aligned16(qkv.raw()) || !aligned16(q.raw()) || !aligned16(k.raw()) || !aligned16(v.raw()))
+    return false;
+  const NormWeights nrm{norms.q ? norms.q->data<float>() : nullptr,
+                        norms.k ? norms.k->data<float>() : nullptr, norms.eps};
+  if (norms.any() && (chunks_for(hd) == 0 || !aligned16(nrm.q_w) || !aligned16(nrm.k_w)))
     return false;
   if (stream_capturing()) return false;
   Tensor table = empty_on(qkv.device(), {n, 2 * half}, DType::kF32);
@@ -100,6 +223,10 @@ bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
                 table.data<float>(), upload(positions), upload(p.inv_freq), static_cast<int>(half),
                 p.attention_factor, pairs);
   const QkvHeads o = qkv_heads(q, k, v);
+  if (norms.any()) {
+    launch_norm_split(qkv, o, nrm, table.data<float>(), static_cast<int>(half), split);
+    return true;
+  }
   launch_kernel("split_rope_angles_kernel", split_rope_angles_kernel, grid_for(quads), kThreads, 0,
                 qkv.data<float>(), o, table.data<float>(), static_cast<int>(half), split, quads);
   return true;

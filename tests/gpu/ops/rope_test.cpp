@@ -100,7 +100,8 @@ TEST(GpuRope, SplitRopeEqualsTheSplitThenRope) {
 
 // With head norms (q_norm, k_norm: Qwen3, Gemma 3): a warp a head emulating rms_norm's
 // 256-thread order, at head_dim 64 to 1,024 (1, 2, 8 chunks of 32 groups), q alone, k alone or
-// both, against split_columns, rms_norm over the head rows and rope on the GPU, bit for bit.
+// both, against split_columns, rms_norm over the head rows and rope on the GPU, bit for bit, at 19
+// tokens (the per-token blocks) and 300 (the angle table's kernel).
 TEST(GpuRope, SplitRopeWithHeadNormsEqualsTheOpsItFuses) {
   CAIRN_NEED_GPU();
   std::mt19937 rng(47);
@@ -109,9 +110,11 @@ TEST(GpuRope, SplitRopeWithHeadNormsEqualsTheOpsItFuses) {
                                       {256, 256}, {80, 32},   {1024, 128}};
   const Device d{DeviceKind::kCuda, 0};
   for (auto [head_dim, rotary] : dims)
-    for (int which = 1; which <= 3; ++which) {  // 1: q, 2: k, 3: both
-      const auto layout = which == 2 ? ops::RopeLayout::kInterleaved : ops::RopeLayout::kHalfSplit;
-      const int64_t n = head_dim == 128 ? 300 : 19, h_q = 6, h_kv = 2;
+    for (int which = 1; which <= 6; ++which) {  // 1: q, 2: k, 3: both; then each at 300 tokens
+      const int normed = which > 3 ? which - 3 : which;
+      const auto layout = normed == 2 ? ops::RopeLayout::kInterleaved : ops::RopeLayout::kHalfSplit;
+      // 19 tokens: a block row a token; 300: the angle table's warp a head row
+      const int64_t n = which > 3 ? 300 : 19, h_q = 6, h_kv = 2;
       const int64_t width = (h_q + 2 * h_kv) * head_dim;
       const Tensor qkv = to_device(random_host({n, width}, DType::kF32, rng, 3.0f));
       const Tensor qw = to_device(random_host({head_dim}, DType::kF32, rng, 2.0f));
@@ -120,7 +123,7 @@ TEST(GpuRope, SplitRopeWithHeadNormsEqualsTheOpsItFuses) {
       for (int64_t t = 0; t < n; ++t) pos.push_back(static_cast<int32_t>(t * 7919 % 131072));
       const std::vector<float> inv = inv_freq(rotary, 1000000.0);
       const ops::RopeParams p{inv, rotary, layout, 1.0f};
-      const ops::HeadNorms norms{which & 1 ? &qw : nullptr, which & 2 ? &kw : nullptr, 1e-6f};
+      const ops::HeadNorms norms{normed & 1 ? &qw : nullptr, normed & 2 ? &kw : nullptr, 1e-6f};
       Tensor q = poisoned_device({n, h_q, head_dim}, DType::kF32);
       Tensor k = poisoned_device({n, h_kv, head_dim}, DType::kF32);
       Tensor v = poisoned_device({n, h_kv, head_dim}, DType::kF32);
@@ -136,8 +139,8 @@ TEST(GpuRope, SplitRopeWithHeadNormsEqualsTheOpsItFuses) {
       Tensor q3 = q2.reshape({n, h_q, head_dim}), k3 = k2.reshape({n, h_kv, head_dim});
       ops::rope(q3, pos, p);
       ops::rope(k3, pos, p);
-      const std::string at =
-          "head_dim " + std::to_string(head_dim) + ", norms " + std::to_string(which);
+      const std::string at = "head_dim " + std::to_string(head_dim) + ", norms " +
+                             std::to_string(normed) + ", " + std::to_string(n) + " tokens";
       EXPECT_TRUE(bit_equal(to_host(q), to_host(q3))) << "q, " << at;
       EXPECT_TRUE(bit_equal(to_host(k), to_host(k3))) << "k, " << at;
       EXPECT_TRUE(bit_equal(to_host(v), to_host(v2.reshape({n, h_kv, head_dim})))) << "v, " << at;
