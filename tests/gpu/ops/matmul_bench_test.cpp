@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -180,19 +181,45 @@ TEST(DISABLED_MatmulBench, NarrowRows) {
   cuda::set_batch_invariant(saved);
 }
 
+// CAIRN_SWEEP_SHAPES ("24576x4096,30720x3840": rows of w by k), else the Llama-8B projections.
+std::vector<Shape2> sweep_shapes() {
+  const char* env = std::getenv("CAIRN_SWEEP_SHAPES");
+  if (env == nullptr)
+    return {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"}, Shape2{28672, 4096, "gate_up"},
+            Shape2{4096, 14336, "down"}};
+  std::vector<Shape2> shapes;
+  long long m = 0, k = 0;
+  for (const char* c = env; std::sscanf(c, "%lldx%lld", &m, &k) == 2;) {
+    shapes.push_back(Shape2{m, k, "given"});
+    c = std::strchr(c, ',');
+    if (c == nullptr) break;
+    ++c;
+  }
+  return shapes;
+}
+
+// CAIRN_SWEEP_ROWS ("64,128"), else 16, 32, 64 and 128.
+std::vector<int64_t> sweep_rows() {
+  const char* env = std::getenv("CAIRN_SWEEP_ROWS");
+  if (env == nullptr) return {16, 32, 64, 128};
+  std::vector<int64_t> rows;
+  for (const char* c = env; c != nullptr; c = std::strchr(c + 1, ','))
+    rows.push_back(std::atoll(*c == ',' ? c + 1 : c));
+  return rows;
+}
+
 // Every tile of the tensor-core GEMM at 16-128 rows (above, cuBLASLt takes over) on the Llama-8B
-// projections (q|k|v and gate|up fused): µs a product and GB/s of w, for choosing the tile by n and
-// m (shape_for in mma_gemm.cu):
+// projections (q|k|v and gate|up fused), or CAIRN_SWEEP_SHAPES at CAIRN_SWEEP_ROWS: µs a product
+// and GB/s of w, for choosing the tile by n and m (shape_for in mma_gemm.cu):
 //   gpu_ops_test --gtest_also_run_disabled_tests --gtest_filter='*TileSweep*'
 TEST(DISABLED_MatmulBench, TileSweep) {
   CAIRN_NEED_GPU();
   const bool saved = cuda::batch_invariant();
   cuda::set_batch_invariant(true);
   const cuda::K16StepLatency step = cuda::measure_k16_step_latency();
-  for (const Shape2& s : {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"},
-                          Shape2{28672, 4096, "gate_up"}, Shape2{4096, 14336, "down"}}) {
+  for (const Shape2& s : sweep_shapes()) {
     const std::vector<Tensor> ws = weight_copies(s);
-    for (int64_t n : {16, 32, 64, 128}) {
+    for (int64_t n : sweep_rows()) {
       Tensor x = empty_on(kGpu, {n, s.k}, DType::kF32), y = empty_on(kGpu, {n, s.m}, DType::kF32);
       device_backend(DeviceKind::kCuda).fill_uniform(x, 99, -1.0f, 1.0f);
       std::printf("sweep %-8s n=%-4lld k16 chain %.1f us (default %-7s):", s.name,
