@@ -95,11 +95,6 @@ __global__ void split_rope_kernel(const float* __restrict__ qkv, QkvHeads o,
 constexpr int kNormWarps = kRopeThreads / 32;
 constexpr int kMaxNormDim = 1024;  // rms_norm_kernel holds one group a thread up to here
 
-struct HeadNormArgs {
-  const float *q_w, *k_w;  // [head_dim] or null: that part is not normed
-  float eps;
-};
-
 // Σ x² of a head row in rms_norm_kernel's order (every lane gets it).
 __device__ __forceinline__ float head_sum_squares(const float* row, int hd) {
   const int lane = static_cast<int>(threadIdx.x & 31), groups = (hd + 3) / 4;
@@ -210,8 +205,7 @@ void split_rope(const Tensor& qkv, std::span<const int32_t> positions, const ops
   if (hd > kMaxNormDim || shared > 48 * 1024)  // past the kernel: the ops it fuses
     return ops::split_rope_composed(ops::op_table(DeviceKind::kCuda), qkv, positions, p, q, k, v,
                                     norms);
-  const HeadNormArgs nrm{norms.q ? norms.q->data<float>() : nullptr,
-                         norms.k ? norms.k->data<float>() : nullptr, norms.eps};
+  const HeadNormArgs nrm = head_norm_args(norms);
   launch_kernel("split_norm_rope_kernel", split_norm_rope_kernel, l.grid, kRopeThreads, shared,
                 qkv.data<float>(), o, nrm, l.positions, l.inv_freq, l.half, p.attention_factor,
                 split);

@@ -72,12 +72,6 @@ __global__ void split_rope_angles_kernel(const float* __restrict__ qkv, QkvHeads
   }
 }
 
-// The head norms' weights ([head_dim] each, or null: that part is not normed) and epsilon.
-struct NormWeights {
-  const float *q_w, *k_w;
-  float eps;
-};
-
 // rope.cu's head_sum_squares over a row held in registers: lane l's quads l + 32c (x[c]; zeros
 // past the row), each chunk of 32 quads a butterfly, the chunks' sums a second one at lanes 0 …
 // chunks − 1: rms_norm_kernel's order at 256 threads.
@@ -120,7 +114,7 @@ __device__ __forceinline__ void normed_quads(float4 (&x)[C], const float* w, int
 // warp's row of shared memory (head_dim floats) to meet their pairs and be rotated; v copied.
 template <int C>
 __global__ void split_norm_rope_angles_kernel(const float* __restrict__ qkv, QkvHeads o,
-                                              NormWeights nrm, const float* __restrict__ cs,
+                                              HeadNormArgs nrm, const float* __restrict__ cs,
                                               int half, bool split, int64_t n_rows) {
   pdl_enter();
   extern __shared__ float4 rows4[];
@@ -179,7 +173,7 @@ int chunks_for(int64_t hd) {
 }
 
 // The head-norm split's launch: a warp a head row, its template by the quads a lane holds.
-void launch_norm_split(const Tensor& qkv, const QkvHeads& o, const NormWeights& nrm,
+void launch_norm_split(const Tensor& qkv, const QkvHeads& o, const HeadNormArgs& nrm,
                        const float* table, int half, bool split) {
   const int64_t rows = qkv.dim(0) * (o.h_q + 2 * o.h_kv);
   const size_t shared = static_cast<size_t>(kThreads / 32) * o.head_dim * sizeof(float);
@@ -212,8 +206,7 @@ bool split_rope_by_angles(const Tensor& qkv, std::span<const int32_t> positions,
     return false;
   if (!aligned16(qkv.raw()) || !aligned16(q.raw()) || !aligned16(k.raw()) || !aligned16(v.raw()))
     return false;
-  const NormWeights nrm{norms.q ? norms.q->data<float>() : nullptr,
-                        norms.k ? norms.k->data<float>() : nullptr, norms.eps};
+  const HeadNormArgs nrm = head_norm_args(norms);
   if (norms.any() && (chunks_for(hd) == 0 || !aligned16(nrm.q_w) || !aligned16(nrm.k_w)))
     return false;
   if (stream_capturing()) return false;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "backend/ops.h"
 #include "core/tensor.h"
 
 namespace cairn::cuda {
@@ -60,6 +61,17 @@ struct QkvHeads {
                             : v + (t * h_kv + h - h_q - h_kv) * head_dim;
   }
 };
+
+// The head norms' weights of a split with head norms (rope.cu, rope_angles.cu).
+struct HeadNormArgs {
+  const float *q_w, *k_w;  // [head_dim] or null: that part is not normed
+  float eps;
+};
+
+// The kernels' view of ops::HeadNorms (its weights are f32 device tensors).
+inline HeadNormArgs head_norm_args(const ops::HeadNorms& n) {
+  return {n.q ? n.q->data<float>() : nullptr, n.k ? n.k->data<float>() : nullptr, n.eps};
+}
 
 // The heads of q [n, h_q, head_dim], k and v [n, h_kv, head_dim] (contiguous, f32).
 inline QkvHeads qkv_heads(Tensor& q, Tensor& k, Tensor& v) {
