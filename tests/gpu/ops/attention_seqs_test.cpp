@@ -422,17 +422,8 @@ void bench_decode(int64_t batch, int64_t n_kv) {
 
 // The sizes of CAIRN_BENCH_DECODE ("128x512,64x4096"), else the default list.
 std::vector<std::pair<int64_t, int64_t>> decode_sizes() {
-  const char* env = std::getenv("CAIRN_BENCH_DECODE");
-  if (env == nullptr) return {{1, 512}, {1, 4096}, {1, 32768}, {16, 512}, {128, 512}, {64, 4096}};
-  std::vector<std::pair<int64_t, int64_t>> sizes;
-  long long b = 0, n = 0;
-  for (const char* c = env; std::sscanf(c, "%lldx%lld", &b, &n) == 2;) {
-    sizes.emplace_back(b, n);
-    c = std::strchr(c, ',');
-    if (c == nullptr) break;
-    ++c;
-  }
-  return sizes;
+  return sizes_from_env("CAIRN_BENCH_DECODE",
+                        {{1, 512}, {1, 4096}, {1, 32768}, {16, 512}, {128, 512}, {64, 4096}});
 }
 
 // The attention of one layer of a causal prefill of n tokens in one sequence (by default 32

@@ -1,6 +1,8 @@
 #include "gpu_test_util.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -77,6 +79,20 @@ SplitScope::SplitScope(int64_t from) : saved_(cuda::gemm_split_from()) {
 }
 SplitScope::~SplitScope() {
   cuda::set_gemm_split_from(saved_);
+}
+
+std::vector<std::pair<int64_t, int64_t>> sizes_from_env(
+    const char* name, std::vector<std::pair<int64_t, int64_t>> fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return fallback;
+  std::vector<std::pair<int64_t, int64_t>> sizes;
+  long long a = 0, b = 0;
+  for (const char* c = env; c != nullptr && std::sscanf(c, "%lldx%lld", &a, &b) == 2;) {
+    sizes.emplace_back(a, b);
+    c = std::strchr(c, ',');
+    if (c != nullptr) ++c;
+  }
+  return sizes;
 }
 
 }  // namespace cairn::gpu_test

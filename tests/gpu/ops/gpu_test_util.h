@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -30,6 +32,10 @@ Tensor to_host(const Tensor& t);
 Tensor poisoned_device(const Shape& shape, DType dtype);
 // ‖a − b‖₂ / ‖b‖₂ over f32 host tensors; +inf if any element of a is not finite.
 double rel_error(const Tensor& a, const Tensor& b);
+// The sizes an environment variable lists for a benchmark, "AxB[,AxB…]" (e.g. 128x512,64x4096),
+// up to the first item not of that form; `fallback` when the variable is unset.
+std::vector<std::pair<int64_t, int64_t>> sizes_from_env(
+    const char* name, std::vector<std::pair<int64_t, int64_t>> fallback);
 
 // A process-wide switch set for a scope, then restored.
 class SwitchScope {

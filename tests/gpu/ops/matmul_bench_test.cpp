@@ -183,18 +183,12 @@ TEST(DISABLED_MatmulBench, NarrowRows) {
 
 // CAIRN_SWEEP_SHAPES ("24576x4096,30720x3840": rows of w by k), else the Llama-8B projections.
 std::vector<Shape2> sweep_shapes() {
-  const char* env = std::getenv("CAIRN_SWEEP_SHAPES");
-  if (env == nullptr)
+  if (std::getenv("CAIRN_SWEEP_SHAPES") == nullptr)
     return {Shape2{6144, 4096, "qkv"}, Shape2{4096, 4096, "o"}, Shape2{28672, 4096, "gate_up"},
             Shape2{4096, 14336, "down"}};
   std::vector<Shape2> shapes;
-  long long m = 0, k = 0;
-  for (const char* c = env; std::sscanf(c, "%lldx%lld", &m, &k) == 2;) {
+  for (auto [m, k] : gpu_test::sizes_from_env("CAIRN_SWEEP_SHAPES", {}))
     shapes.push_back(Shape2{m, k, "given"});
-    c = std::strchr(c, ',');
-    if (c == nullptr) break;
-    ++c;
-  }
   return shapes;
 }
 
