@@ -192,6 +192,20 @@ std::vector<Shape2> sweep_shapes() {
   return shapes;
 }
 
+// CAIRN_SWEEP_TILES ("wt128x128s6,ws128x128s6k1w2": one tile's kernels alone, e.g. under a
+// profiler), else every tile.
+std::vector<std::string> sweep_tiles() {
+  const char* env = std::getenv("CAIRN_SWEEP_TILES");
+  if (env == nullptr) return cuda::mma_gemm_tile_names();
+  std::vector<std::string> tiles;
+  for (const char* c = env; *c != 0;) {
+    const char* end = std::strchr(c, ',');
+    tiles.emplace_back(c, end == nullptr ? std::strlen(c) : static_cast<size_t>(end - c));
+    c = end == nullptr ? c + std::strlen(c) : end + 1;
+  }
+  return tiles;
+}
+
 // CAIRN_SWEEP_ROWS ("64,128"), else 16, 32, 64 and 128.
 std::vector<int64_t> sweep_rows() {
   const char* env = std::getenv("CAIRN_SWEEP_ROWS");
@@ -219,7 +233,7 @@ TEST(DISABLED_MatmulBench, TileSweep) {
       std::printf("sweep %-8s n=%-4lld k16 chain %.1f us (default %-7s):", s.name,
                   static_cast<long long>(n), chain_us(s.k, step.wgmma_ns),
                   cuda::mma_gemm_tile_name(n, s.m, s.k));
-      for (const std::string& tile : cuda::mma_gemm_tile_names()) {
+      for (const std::string& tile : sweep_tiles()) {
         cuda::force_mma_tile(tile);
         const double ms = matmul_ms(x, ws, y);
         std::printf(" %s %.1f", tile.c_str(), ms * 1e3);
