@@ -269,7 +269,7 @@ void check_attention(const Tensor& q, const Tensor& k, const Tensor& v,
   need_tensor("attention", "q", q, 3, false);
   need_tensor("attention", "k", k, 3, true);
   need_tensor("attention", "v", v, 3, true);
-  need_tensor("attention", "out", out, 3, false);
+  need_tensor("attention", "out", out, 3, true);
   if (!(q.shape() == out.shape()))
     fail(ErrorCode::kInvalidArgument, "attention: out {} must have q's shape {}", out.describe(),
          q.describe());
@@ -294,7 +294,7 @@ void check_attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                           const Tensor& out) {
   const char* op = "attention_seqs";
   need_tensor(op, "q", q, 3, false);
-  need_tensor(op, "out", out, 3, false);
+  need_tensor(op, "out", out, 3, true);
   if (kv_quant.bits != 0) check_kv_row_quant(op, kv_quant, q.dim(2));
   if (!(q.shape() == out.shape()))
     fail(ErrorCode::kInvalidArgument, "{}: out {} must have q's shape {}", op, out.describe(),
@@ -316,7 +316,7 @@ void check_attention_pages(const Tensor& q, const KvPages& kv, std::span<const A
                            const Tensor& out) {
   const char* op = "attention_pages";
   need_tensor(op, "q", q, 3, false);
-  need_tensor(op, "out", out, 3, false);
+  need_tensor(op, "out", out, 3, true);
   if (!(q.shape() == out.shape()))
     fail(ErrorCode::kInvalidArgument, "{}: out {} must have q's shape {}", op, out.describe(),
          q.describe());

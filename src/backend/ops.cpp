@@ -75,19 +75,22 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
     fail(ErrorCode::kInvalidArgument,
          "attention: kv_quant (quantized K/V rows) is read by attention_seqs only");
   check_attention(q, k, v, q_positions, kv_positions, out);
-  op_table(out.device().kind).attention(q, k, v, q_positions, kv_positions, p, out);
+  const OpTable& t = op_table(out.device().kind);
+  into(t, out, [&](Tensor& o) { t.attention(q, k, v, q_positions, kv_positions, p, o); });
 }
 
 void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,
                     std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out) {
   check_attention_seqs(q, seqs, q_positions, p.kv_quant, out);
-  op_table(out.device().kind).attention_seqs(q, seqs, q_positions, p, out);
+  const OpTable& t = op_table(out.device().kind);
+  into(t, out, [&](Tensor& o) { t.attention_seqs(q, seqs, q_positions, p, o); });
 }
 
 void attention_pages(const Tensor& q, const KvPages& kv, std::span<const AttentionSeq> seqs,
                      std::span<const int32_t> q_positions, const AttentionParams& p, Tensor& out) {
   check_attention_pages(q, kv, seqs, q_positions, p.kv_quant, out);
-  op_table(out.device().kind).attention_pages(q, kv, seqs, q_positions, p, out);
+  const OpTable& t = op_table(out.device().kind);
+  into(t, out, [&](Tensor& o) { t.attention_pages(q, kv, seqs, q_positions, p, o); });
 }
 
 void gated_activation(const Tensor& gate, const Tensor& up, Activation act, Tensor& out) {

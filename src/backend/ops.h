@@ -21,9 +21,9 @@ void matmul(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y);
 
 // The dtype matmul(x, w, …) takes its x in at no cost: w's dtype where the backend of w's
 // device rounds x to it anyway (a GPU's bf16/f16 products in the batch-invariant mode), so a
-// producer of x may write it rounded (the norms' y and the gated activations' out may be
-// bf16/f16: the f32 result rounded to nearest even) and save the product its rounding pass;
-// else f32. matmul gives the same bits either way.
+// producer of x may write it rounded (the norms' y, the gated activations' and the attentions'
+// out may be bf16/f16: the f32 result rounded to nearest even) and save the product its
+// rounding pass; else f32. matmul gives the same bits either way.
 DType matmul_input_dtype(const Tensor& w);
 
 // y[n, d] = table[ids[i], :] converted to f32. table [vocab, d] f32/bf16/f16.
@@ -97,7 +97,7 @@ struct AttentionParams {
 // q [n_q, n_heads, head_dim]; k, v [n_kv, n_kv_heads, head_dim] (f32, bf16 or f16);
 // q_positions [n_q], kv_positions [n_kv]: a query sees keys whose position is ≤ its own
 // (and inside the window). n_heads is a multiple of n_kv_heads (GQA).
-// out [n_q, n_heads, head_dim] f32.
+// out [n_q, n_heads, head_dim] f32, or bf16/f16 (the f32 result rounded to nearest even).
 void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                std::span<const int32_t> q_positions, std::span<const int32_t> kv_positions,
                const AttentionParams& p, Tensor& out);
@@ -118,7 +118,8 @@ struct AttentionSeq {
 
 // attention() for many sequences in one call (one launch on a GPU): each query
 // row's output is bit for bit what attention() gives for its sequence alone,
-// with kv_positions 0 .. n_kv-1. q, out [n_rows, n_heads, head_dim] f32;
+// with kv_positions 0 .. n_kv-1. q, out [n_rows, n_heads, head_dim] f32 (out may be bf16/f16
+// as attention()'s);
 // q_positions [n_rows]. Every sequence's K/V has one dtype and n_kv_heads; the
 // sequences' query rows do not overlap; rows of out no sequence owns are not written.
 void attention_seqs(const Tensor& q, std::span<const AttentionSeq> seqs,

@@ -83,7 +83,9 @@ LayerScratch attention_scratch(const AttentionWeights& w, Device d, int64_t n) {
     t.k = empty_on(d, {n, w.wk.dim(0)}, DType::kF32);
     t.v = empty_on(d, {n, w.wv.dim(0)}, DType::kF32);
   }
-  t.att = empty_on(d, {n, w.wo.dim(1)}, DType::kF32);
+  // Of the dtype the o product takes its x in (the attention writes it rounded: no pass of its
+  // own before the product).
+  t.att = empty_on(d, {n, w.wo.dim(1)}, ops::matmul_input_dtype(w.wo));
   return t;
 }
 

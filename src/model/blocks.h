@@ -23,11 +23,12 @@ struct AttentionShape {
   float norm_eps = 1e-6f;  // for q_norm / k_norm
 };
 
-// A layer's intermediate tensors over n rows, f32.
+// A layer's intermediate tensors over n rows, f32 unless said.
 struct LayerScratch {
   Tensor qkv;       // [n, q + k + v widths] when the projections are fused, else undefined
   Tensor q, k, v;   // [n, width]: views of qkv's one row at n = 1, else their own
-  Tensor att;       // [n, q width]: attention's output
+  Tensor att;       // [n, q width]: attention's output, of the o product's input dtype
+                    // (ops::matmul_input_dtype: written rounded where that is not f32)
   Tensor gate_up;   // [n, 2 · intermediate] when fused, else undefined
   Tensor gate, up;  // [n, intermediate]: views of gate_up's one row at n = 1, else their own
   Tensor act;       // [n, intermediate] of the down product's input dtype when that is not f32

@@ -384,7 +384,8 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
   const size_t esize = k.dtype() == DType::kF32 ? 4 : 2;
   p.vec_loads = (p.head_dim * esize) % 16 == 0 && reinterpret_cast<uintptr_t>(k.raw()) % 16 == 0 &&
                 reinterpret_cast<uintptr_t>(v.raw()) % 16 == 0;
-  p.q = q.data<float>(), p.k = k.raw(), p.v = v.raw(), p.out = out.data<float>();
+  p.q = q.data<float>(), p.k = k.raw(), p.v = v.raw(), p.out = out.raw();
+  p.out_dtype = out.dtype();
 
   std::lock_guard<std::mutex> lock(workspace().mutex);
   p.q_pos = upload(q_positions);

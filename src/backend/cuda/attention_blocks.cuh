@@ -57,7 +57,7 @@ __device__ __forceinline__ void fused_block(const Params& p, float* smem, int kv
   }
 #pragma unroll
   for (int i = 0; i < kFusedRows; ++i)
-    if (rows[i].valid) finalize(total[i], p.head_dim, p.out + rows[i].out * p.head_dim);
+    if (rows[i].valid) finalize(total[i], p, rows[i].out);
 }
 
 }  // namespace cairn::cuda::attn

@@ -51,7 +51,7 @@ __device__ __forceinline__ void combine_row(const Params& p, int64_t row) {
     for (int j = 0; j < kCombineAhead; ++j)
       if (part[j].l != 0.0f) fold(total, part[j]);
   }
-  finalize(total, p.head_dim, p.out + row * p.head_dim);
+  finalize(total, p, row);
 }
 
 // The last-block combine of a split grid whose blocks attend rows [row0, row0 + n_rows) of KV
@@ -205,11 +205,11 @@ __device__ void combine_row_staged(const Params& p, int64_t row, float* smem) {
       load_chunk<S>(p, row, c0 + kChunk, min(kChunk, p.n_splits - c0 - kChunk), acc, ml);
     fold_chunk<S>(smem, cnt, p.head_dim, t);
   }
-  float* out = p.out + row * p.head_dim;
 #pragma unroll
   for (int s = 0; s < S; ++s) {
     const int c = lane + 32 * s;
-    if (s % kWarps == warp && c < p.head_dim) out[c] = final_value(t.acc[s], t.l);
+    if (s % kWarps == warp && c < p.head_dim)
+      store_out(p, row * p.head_dim + c, final_value(t.acc[s], t.l));
   }
 }
 

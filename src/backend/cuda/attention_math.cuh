@@ -20,6 +20,9 @@
 
 #include <cstdint>
 
+#include "backend/cuda/rounded_store.cuh"
+#include "core/dtype.h"
+
 namespace cairn::cuda::attn {
 
 constexpr int kKeyBlock = 32;    // keys per key block (one per lane)
@@ -56,7 +59,7 @@ struct Params {
   const float* q;  // [n_q, n_heads, head_dim]
   const void* k;   // [n_kv, n_kv_heads, head_dim], dtype of the kernel
   const void* v;
-  float* out;                  // [n_q, n_heads, head_dim]
+  void* out;                   // [n_q, n_heads, head_dim] of out_dtype (store_out)
   const int32_t* q_pos;        // [n_q]
   const int32_t* kv_pos;       // [n_kv]; null: key j is at position j
   const int32_t* block_range;  // [n_key_blocks, 2]: min and max key position per key
@@ -70,6 +73,9 @@ struct Params {
   float scale, softcap;
   int window;
   bool fast;  // tensor-core rows: fast products (attention_tc_math.cuh), else exact
+  // The outputs' dtype: f32, or bf16/f16 (a product's input written rounded, ops.h): each
+  // output computed in f32 and rounded as round_input rounds it (rounded_store.cuh).
+  DType out_dtype;
   // Split path of tensor-core blocks: a count per (row block, KV head), the last block to
   // arrive combines (combine_when_last); null: a combine grid folds the partials.
   unsigned* arrivals;
@@ -187,14 +193,29 @@ __device__ __forceinline__ int64_t out_row_of(const Params& p, int kvh, int row)
   return static_cast<int64_t>(row / p.group) * p.n_heads + kvh * p.group + row % p.group;
 }
 
-// Writes acc / l for this lane's dims (zeros when no key was visible).
+// Output element i (of p.out's elements) = v, rounded to p.out_dtype.
+__device__ __forceinline__ void store_out(const Params& p, int64_t i, float v) {
+  if (p.out_dtype == DType::kBF16)
+    static_cast<__nv_bfloat16*>(p.out)[i] = rounded<__nv_bfloat16>(v);
+  else if (p.out_dtype == DType::kF16)
+    static_cast<__half*>(p.out)[i] = rounded<__half>(v);
+  else
+    static_cast<float*>(p.out)[i] = v;
+}
+
+// out's address of its element i (an output row's start, for a sequence's Params).
+__host__ __device__ inline void* out_at(void* out, DType dtype, int64_t i) {
+  return static_cast<uint8_t*>(out) + i * (dtype == DType::kF32 ? 4 : 2);
+}
+
+// Writes acc / l of output row `row` for this lane's dims (zeros when no key was visible).
 template <int S>
-__device__ __forceinline__ void finalize(const RowState<S>& st, int head_dim, float* out_row) {
+__device__ __forceinline__ void finalize(const RowState<S>& st, const Params& p, int64_t row) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int i = 0; i < S; ++i) {
     const int c = lane + 32 * i;
-    if (c < head_dim) out_row[c] = final_value(st.acc[i], st.l);
+    if (c < p.head_dim) store_out(p, row * p.head_dim + c, final_value(st.acc[i], st.l));
   }
 }
 

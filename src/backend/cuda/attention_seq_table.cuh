@@ -59,7 +59,8 @@ __device__ __forceinline__ const SeqEntry& find_seq(const SeqEntry* seqs, int n,
 __device__ __forceinline__ Params seq_params(const Params& base, const SeqEntry& e) {
   Params p = base;
   const int64_t row0 = e.q_begin * base.n_heads * base.head_dim;
-  p.q = base.q + row0, p.out = base.out + row0, p.q_pos = base.q_pos + e.q_begin;
+  p.q = base.q + row0, p.out = out_at(base.out, base.out_dtype, row0);
+  p.q_pos = base.q_pos + e.q_begin;
   p.k = e.k, p.v = e.v, p.n_q = e.n_q, p.n_kv = e.n_kv, p.vec_loads = e.vec_loads != 0;
   if (base.pages) p.pages = base.pages + e.page_begin;
   p.n_splits = (e.n_kv + kSplitKeys - 1) / kSplitKeys;

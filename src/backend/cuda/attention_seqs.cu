@@ -415,7 +415,7 @@ void attention_seqs(const Tensor& q, std::span<const ops::AttentionSeq> seqs,
                     Tensor& out) {
   if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0) return;
   attn::Params base = base_params(q, ap, seqs.front().k->dim(1), "attention_seqs");
-  base.out = out.data<float>();
+  base.out = out.raw(), base.out_dtype = out.dtype();
   const DType dtype = seqs.front().k->dtype();
   const attn::Plan plan = attn::plan_for(base, seqs, ap.kv_quant.enabled(), dtype, {});
   if (plan.seqs.empty()) return;
@@ -427,7 +427,7 @@ void attention_pages(const Tensor& q, const ops::KvPages& kv,
                      const ops::AttentionParams& ap, Tensor& out) {
   if (seqs.empty() || q.dim(0) == 0 || q.dim(2) == 0 || kv.pages.empty()) return;
   attn::Params base = base_params(q, ap, kv.n_kv_heads, "attention_pages");
-  base.out = out.data<float>();
+  base.out = out.raw(), base.out_dtype = out.dtype();
   base.k_off = static_cast<int64_t>(kv.k_offset), base.v_off = static_cast<int64_t>(kv.v_offset);
   base.page_tokens = static_cast<int>(kv.page_tokens);
   base.page_div = attn::page_divisor(static_cast<uint32_t>(kv.page_tokens));

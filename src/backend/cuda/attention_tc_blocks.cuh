@@ -181,12 +181,13 @@ __device__ __forceinline__ void store_outputs(const Params& p, const Rows& rows,
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if (!rows.valid[h]) continue;
-    float* out = p.out + rows.out[h] * HD + 2 * (lane % 4);
+    const int64_t out = rows.out[h] * HD + 2 * (lane % 4);
     const float l = tot.l[h];
 #pragma unroll
     for (int t = 0; t < HD / 8; ++t) {
       const float2 a = tot.acc[(2 * t + h) * 32 + lane];
-      out[8 * t] = final_value(a.x, l), out[8 * t + 1] = final_value(a.y, l);
+      store_out(p, out + 8 * t, final_value(a.x, l));
+      store_out(p, out + 8 * t + 1, final_value(a.y, l));
     }
   }
 }

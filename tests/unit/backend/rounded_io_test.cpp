@@ -1,9 +1,10 @@
 // Rounded inputs and outputs on the CPU (ops.h, matmul_input_dtype): the CPU backend takes f32
-// x at no cost, and when asked for bf16/f16 norm or activation outputs, or given a bf16/f16
-// x, ops.cpp converts around its f32 entries: the same values as the f32 op, rounded.
+// x at no cost, and when asked for bf16/f16 norm, activation or attention outputs, or given a
+// bf16/f16 x, ops.cpp converts around its f32 entries: the same values as the f32 op, rounded.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "../../ops/cpu/op_test_util.h"
 #include "backend/ops.h"
@@ -51,6 +52,27 @@ TEST(RoundedIo, NormsAndActivationsRoundTheirF32Output) {
     ops::gated_activation(x, r, ops::Activation::kGeluTanh, g);
     EXPECT_TRUE(same_bytes(g, as(g32, dtype))) << dtype_name(dtype);
   }
+}
+
+TEST(RoundedIo, AttentionsRoundTheirF32Output) {
+  const Tensor q = test::random_tensor({5, 4, 16}, DType::kF32, 9, 2.0f);
+  const Tensor k = test::random_tensor({9, 2, 16}, DType::kBF16, 10, 2.0f);
+  const Tensor v = test::random_tensor({9, 2, 16}, DType::kBF16, 11);
+  const std::vector<int32_t> q_pos = {4, 5, 6, 7, 8}, kv_pos = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const ops::AttentionParams p{0.25f, 0.0f, 0};
+  const std::vector<ops::AttentionSeq> seqs = {{&k, &v, 0, 2, 6}, {&k, &v, 2, 3, 9}};
+  const std::vector<int32_t> seq_pos = {4, 5, 6, 7, 8};
+  for (DType dtype : {DType::kBF16, DType::kF16}) {
+    Tensor o32 = Tensor::empty(q.shape(), DType::kF32), o = Tensor::empty(q.shape(), dtype);
+    ops::attention(q, k, v, q_pos, kv_pos, p, o32);
+    ops::attention(q, k, v, q_pos, kv_pos, p, o);
+    EXPECT_TRUE(same_bytes(o, as(o32, dtype))) << "attention, " << dtype_name(dtype);
+    ops::attention_seqs(q, seqs, seq_pos, p, o32);
+    ops::attention_seqs(q, seqs, seq_pos, p, o);
+    EXPECT_TRUE(same_bytes(o, as(o32, dtype))) << "attention_seqs, " << dtype_name(dtype);
+  }
+  Tensor oi = Tensor::empty(q.shape(), DType::kI32);
+  test::expect_invalid([&] { ops::attention_seqs(q, seqs, seq_pos, p, oi); }, "f32, bf16 or f16");
 }
 
 TEST(RoundedIo, AProductOverRoundedXIsTheProductOverItsValues) {
