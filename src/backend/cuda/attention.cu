@@ -230,6 +230,16 @@ std::atomic<int>& forced_staged_combine() {
   return mode;
 }
 
+// 1: a staged combine a block for each 32 dims of a row, 0: a block a row
+// (CAIRN_ATTENTION_COMBINE_SLICES; default 1).
+std::atomic<int>& slices_switch() {
+  static std::atomic<int> on{[] {
+    const char* v = std::getenv("CAIRN_ATTENTION_COMBINE_SLICES");
+    return v ? (std::atoi(v) != 0 ? 1 : 0) : 1;
+  }()};
+  return on;
+}
+
 // 1: every tensor-core split grid combines in its last blocks, -1: none, 0: by the grid
 // (CAIRN_ATTENTION_LAST_BLOCK_COMBINE; default 0).
 std::atomic<int>& forced_last_block() {
@@ -276,6 +286,10 @@ bool staged_combine(int max_splits, int64_t rows) {
   // warp waiting on its row's loads); on an H100, 64 × 4,096 keys (2,048 rows of 32 splits)
   // took 501 µs a layer staged against 485 a warp a row, 1 × 32,768 (32 rows) 106 against 141.
   return max_splits >= kStagedSplits && rows <= 8 * static_cast<int64_t>(sm_count());
+}
+
+bool combine_slices() {
+  return slices_switch().load() != 0;
 }
 
 bool last_block_combine(bool wide) {
@@ -334,6 +348,10 @@ void set_attention_wide_blocks(int mode) {
 
 void set_attention_staged_combine(int mode) {
   attn::forced_staged_combine().store(mode > 0 ? 1 : mode < 0 ? -1 : 0);
+}
+
+void set_attention_combine_slices(bool on) {
+  attn::slices_switch().store(on ? 1 : 0);
 }
 
 void set_attention_last_block_combine(int mode) {

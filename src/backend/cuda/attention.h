@@ -36,6 +36,10 @@ void set_attention_narrow_blocks(int slots);
 // row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0
 // unless CAIRN_ATTENTION_STAGED_COMBINE is set (read once per process).
 void set_attention_staged_combine(int mode);
+// A staged combine (above) on a block a row (false) or on a block for each 32 dims of a row
+// (true): speed only, each dim's folds its own. Default true unless
+// CAIRN_ATTENTION_COMBINE_SLICES is set (read once per process).
+void set_attention_combine_slices(bool on);
 // Split grids (decode) combine their partials in each row block's last block to finish (1), in
 // a combine grid (-1), or by the grid (0, the default: the last blocks in a small grid, fewer
 // blocks than twice the SMs, such as batch-1 decode's): speed only, the

@@ -213,4 +213,68 @@ __device__ void combine_row_staged(const Params& p, int64_t row, float* smem) {
   }
 }
 
+// A slice of a row: 32 of its dims (one warp's lanes), folded by one block of a
+// (row, slice) grid. Every dim's folds are its own, so a row's slices folded apart are the
+// row's folds, the same bits; the row's loads and chains are spread over head_dim / 32 blocks
+// instead of one (a long row of few rows: the block a row waited on its 128 KiB of partials).
+struct Slice {
+  static constexpr int kChunk = kStagedFloats / 32;  // splits a chunk
+  static constexpr int kMlPer = 2 * kChunk / kThreads;
+  // Shared memory: acc [kChunk][32], then (m, l) [kChunk][2].
+  static constexpr size_t kSmemBytes = (kStagedFloats + 2 * kChunk) * sizeof(float);
+};
+static_assert(2 * Slice::kChunk % kThreads == 0);
+
+// This thread's share of slice `slice` of the chunk of splits [c0, c0 + cnt): elements t,
+// t + kThreads, … of the chunk's [cnt][32] accs (dims past head_dim 0) and of its (m, l) pairs.
+__device__ __forceinline__ void load_slice(const Params& p, int64_t row, int slice, int c0, int cnt,
+                                           float (&acc)[kStagedPer], float (&ml)[Slice::kMlPer]) {
+  const int64_t first = row * p.n_splits + c0;
+  const float* a = p.part_acc + first * p.head_dim + 32 * slice;
+  const float* m = p.part_ml + 2 * first;
+  const bool whole = 32 * (slice + 1) <= p.head_dim;
+#pragma unroll
+  for (int k = 0; k < kStagedPer; ++k) {
+    const int e = static_cast<int>(threadIdx.x) + k * kThreads, i = e / 32, d = e % 32;
+    if (i < cnt) acc[k] = whole || 32 * slice + d < p.head_dim ? a[i * p.head_dim + d] : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < Slice::kMlPer; ++k) {
+    const int e = static_cast<int>(threadIdx.x) + k * kThreads;
+    if (e < 2 * cnt) ml[k] = m[e];
+  }
+}
+
+// One block of kThreads: dims [32 slice, 32 slice + 32) of output row `row` folded in split
+// order through shared memory (Slice::kSmemBytes), chunk by chunk: every thread loads, the first
+// warp folds (fold_chunk over a one-slot row of 32 dims).
+template <int S>
+__device__ void combine_slice_staged(const Params& p, int64_t row, int slice, float* smem) {
+  float acc[kStagedPer], ml[Slice::kMlPer];
+  StagedTotal<1> t;
+  load_slice(p, row, slice, 0, min(Slice::kChunk, p.n_splits), acc, ml);
+  for (int c0 = 0; c0 < p.n_splits; c0 += Slice::kChunk) {
+    const int cnt = min(Slice::kChunk, p.n_splits - c0);
+    __syncthreads();  // the first warp is done folding the chunk before
+#pragma unroll
+    for (int k = 0; k < kStagedPer; ++k) {
+      const int e = static_cast<int>(threadIdx.x) + k * kThreads;
+      if (e < cnt * 32) smem[e] = acc[k];
+    }
+#pragma unroll
+    for (int k = 0; k < Slice::kMlPer; ++k) {
+      const int e = static_cast<int>(threadIdx.x) + k * kThreads;
+      if (e < 2 * cnt) smem[kStagedFloats + e] = ml[k];
+    }
+    __syncthreads();
+    if (c0 + Slice::kChunk < p.n_splits)
+      load_slice(p, row, slice, c0 + Slice::kChunk,
+                 min(Slice::kChunk, p.n_splits - c0 - Slice::kChunk), acc, ml);
+    if (threadIdx.x < 32) fold_chunk<1>(smem, cnt, 32, t);
+  }
+  const int c = 32 * slice + static_cast<int>(threadIdx.x);
+  if (threadIdx.x < 32 && c < p.head_dim)
+    store_out(p, row * p.head_dim + c, final_value(t.acc[0], t.l));
+}
+
 }  // namespace cairn::cuda::attn

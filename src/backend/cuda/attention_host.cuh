@@ -50,6 +50,9 @@ inline BlockShape block_shape(bool tensor_cores, int fused_warps) {
 // combine runs a block a row (combine_row_staged) for `rows` output rows of up to max_splits
 // splits. cuda::set_attention_staged_combine forces it.
 bool staged_combine(int max_splits, int64_t rows);
+// Speed only: whether a staged combine takes a block for each 32 dims of a row
+// (combine_slice_staged) instead of a block a row. cuda::set_attention_combine_slices sets it.
+bool combine_slices();
 
 // Speed only (combine_row either way): whether a split path (tensor-core blocks, or the f32
 // and quantized rows' blocks) combines in its last blocks (combine_when_last) instead of a

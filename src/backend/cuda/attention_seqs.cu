@@ -52,15 +52,20 @@ __global__ void __launch_bounds__(kThreads)
   combine_row<S>(p, row);
 }
 
-// Block b folds output row b − combine_begin of its sequence (combine_begin counts rows here).
-template <int S>
+// Block (b, y) folds output row b − combine_begin of its sequence (combine_begin counts rows
+// here): all of it (Sliced false, gridDim.y 1), or its dims [32y, 32y + 32).
+template <int S, bool Sliced>
 __global__ void __launch_bounds__(kThreads)
     seqs_combine_staged_kernel(Params base, const __grid_constant__ SeqTable seqs, int n_seqs) {
   pdl_enter();
   extern __shared__ float4 smem4[];
   const SeqEntry& e = find_seq<Grid::kCombine>(seqs.entries(), n_seqs, blockIdx.x, gridDim.x);
-  combine_row_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin,
-                        reinterpret_cast<float*>(smem4));
+  float* smem = reinterpret_cast<float*>(smem4);
+  if constexpr (Sliced)
+    combine_slice_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin,
+                            static_cast<int>(blockIdx.y), smem);
+  else
+    combine_row_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin, smem);
 }
 
 template <typename T, int S>
@@ -231,11 +236,19 @@ void launch_combine(const Params& base, const Plan& plan, const SeqTable& table)
   if (!plan.staged_combine)
     return launch_kernel("seqs_combine_kernel", seqs_combine_kernel<S>, blocks, kThreads, 0, base,
                          table, n);
+  if (combine_slices()) {
+    static const bool ready =
+        (allow_smem(seqs_combine_staged_kernel<S, true>, Slice::kSmemBytes), true);
+    (void)ready;
+    const dim3 grid(blocks, static_cast<unsigned>((base.head_dim + 31) / 32));
+    return launch_kernel("seqs_combine_staged_kernel", seqs_combine_staged_kernel<S, true>, grid,
+                         kThreads, Slice::kSmemBytes, base, table, n);
+  }
   static const bool ready =
-      (allow_smem(seqs_combine_staged_kernel<S>, Staged<S>::kSmemBytes), true);
+      (allow_smem(seqs_combine_staged_kernel<S, false>, Staged<S>::kSmemBytes), true);
   (void)ready;
-  launch_kernel("seqs_combine_staged_kernel", seqs_combine_staged_kernel<S>, blocks, kThreads,
-                Staged<S>::kSmemBytes, base, table, n);
+  launch_kernel("seqs_combine_staged_kernel", seqs_combine_staged_kernel<S, false>, blocks,
+                kThreads, Staged<S>::kSmemBytes, base, table, n);
 }
 
 template <typename T, int S>

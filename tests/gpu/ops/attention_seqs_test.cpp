@@ -179,17 +179,25 @@ TEST_P(AttentionSeqsGpu, NarrowBlocksLeaveTheBits) {
   cuda::set_attention_wide_blocks(0);
 }
 
-// The split path's combine on a block a row (staged through shared memory; forced for every
-// split grid, then by the splits) and on a warp a row gives every row the bits of the
-// per-sequence call (a warp a row).
+// The split path's combine staged through shared memory (forced for every split grid, then by
+// the splits), a block a row or a block for each 32 dims of a row, and on a warp a row gives
+// every row the bits of the per-sequence call (a warp a row); 33,000 keys make 258 splits, more
+// than a slice's chunk.
 TEST_P(AttentionSeqsGpu, StagedCombineLeavesTheBits) {
   CAIRN_NEED_GPU();
-  for (int mode : {1, -1, 0}) {
-    cuda::set_attention_staged_combine(mode);
-    const std::string label = "staged combine " + std::to_string(mode);
-    expect_bitwise_per_sequence(kLongMix, GetParam(), label.c_str());
+  std::vector<SeqShape> shapes = kLongMix;
+  shapes.push_back({1, 33000});
+  for (bool slices : {true, false}) {
+    cuda::set_attention_combine_slices(slices);
+    for (int mode : {1, -1, 0}) {
+      cuda::set_attention_staged_combine(mode);
+      const std::string label =
+          std::string("staged combine ") + std::to_string(mode) + (slices ? ", slices" : ", rows");
+      expect_bitwise_per_sequence(shapes, GetParam(), label.c_str());
+    }
   }
   cuda::set_attention_staged_combine(0);
+  cuda::set_attention_combine_slices(true);
 }
 
 TEST_P(AttentionSeqsGpu, PrefillMixEqualsAttentionPerSequence) {
