@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(kThreads)
   const SeqEntry& e = find_seq<Grid::kCombine>(seqs.entries(), n_seqs, blockIdx.x, gridDim.x);
   float* smem = reinterpret_cast<float*>(smem4);
   if constexpr (Sliced)
-    combine_slice_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin,
-                            static_cast<int>(blockIdx.y), smem);
+    combine_slice_staged(seq_params(base, e), blockIdx.x - e.combine_begin,
+                         static_cast<int>(blockIdx.y), smem);
   else
     combine_row_staged<S>(seq_params(base, e), blockIdx.x - e.combine_begin, smem);
 }
