@@ -248,7 +248,7 @@ __device__ __forceinline__ void load_slice(const Params& p, int64_t row, int sli
 // One block of kThreads: dims [32 slice, 32 slice + 32) of output row `row` folded in split
 // order through shared memory (Slice::kSmemBytes), chunk by chunk: every thread loads, the first
 // warp folds (fold_chunk over a one-slot row of 32 dims).
-__device__ void combine_slice_staged(const Params& p, int64_t row, int slice, float* smem) {
+__device__ inline void combine_slice_staged(const Params& p, int64_t row, int slice, float* smem) {
   float acc[kStagedPer], ml[Slice::kMlPer];
   StagedTotal<1> t;
   load_slice(p, row, slice, 0, min(Slice::kChunk, p.n_splits), acc, ml);
