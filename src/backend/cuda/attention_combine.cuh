@@ -213,17 +213,12 @@ __device__ void combine_row_staged(const Params& p, int64_t row, float* smem) {
   }
 }
 
-// A slice of a row: 32 of its dims (one warp's lanes), folded by one block of a
-// (row, slice) grid. Every dim's folds are its own, so a row's slices folded apart are the
-// row's folds, the same bits; the row's loads and chains are spread over head_dim / 32 blocks
-// instead of one (a long row of few rows: the block a row waited on its 128 KiB of partials).
-struct Slice {
-  static constexpr int kChunk = kStagedFloats / 32;  // splits a chunk
-  static constexpr int kMlPer = 2 * kChunk / kThreads;
-  // Shared memory: acc [kChunk][32], then (m, l) [kChunk][2].
-  static constexpr size_t kSmemBytes = (kStagedFloats + 2 * kChunk) * sizeof(float);
-};
-static_assert(2 * Slice::kChunk % kThreads == 0);
+// A slice of a row: 32 of its dims (one warp's lanes), folded by one block of a (row, slice)
+// grid. Every dim's folds are its own, so a row's slices folded apart are the row's folds, the
+// same bits; the row's loads and chains are spread over head_dim / 32 blocks instead of one (a
+// long row of few rows: the block a row waited on its 128 KiB of partials). A slice is staged as
+// a row of one slot (Staged<1>: 256 splits a chunk).
+using Slice = Staged<1>;
 
 // This thread's share of slice `slice` of the chunk of splits [c0, c0 + cnt): elements t,
 // t + kThreads, … of the chunk's [cnt][32] accs (dims past head_dim 0) and of its (m, l) pairs.
@@ -255,16 +250,7 @@ __device__ inline void combine_slice_staged(const Params& p, int64_t row, int sl
   for (int c0 = 0; c0 < p.n_splits; c0 += Slice::kChunk) {
     const int cnt = min(Slice::kChunk, p.n_splits - c0);
     __syncthreads();  // the first warp is done folding the chunk before
-#pragma unroll
-    for (int k = 0; k < kStagedPer; ++k) {
-      const int e = static_cast<int>(threadIdx.x) + k * kThreads;
-      if (e < cnt * 32) smem[e] = acc[k];
-    }
-#pragma unroll
-    for (int k = 0; k < Slice::kMlPer; ++k) {
-      const int e = static_cast<int>(threadIdx.x) + k * kThreads;
-      if (e < 2 * cnt) smem[kStagedFloats + e] = ml[k];
-    }
+    store_chunk<1>(smem, cnt, 32, acc, ml);
     __syncthreads();
     if (c0 + Slice::kChunk < p.n_splits)
       load_slice(p, row, slice, c0 + Slice::kChunk,
