@@ -5,13 +5,14 @@
 # lacks (fmt, spdlog, OpenBLAS, …; not libc, libstdc++ or CUDA's own) into OUT/bin and OUT/lib, for
 # tools/gpu/run_suite.sh OUT on a GPU machine without this project's build dependencies.
 # The binaries read test data from the source tree they were built in (CAIRN_SOURCE_DIR).
-# Binaries not built (a build of some targets only) are left out, each named on stderr.
+# Binaries not built (a build of some targets only) are left out, each named on stderr;
+# CAIRN_BUNDLE_ONLY="cairn gpu_ops_test" packs those alone (a smaller bundle for a capped copy).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-.gpu-bundle}
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
-for t in cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_tp_parity_test gpu_peer_group_test \
-  gpu_nccl_test; do
+all="cairn gpu_ops_test gpu_model_test gpu_engine_test gpu_tp_parity_test gpu_peer_group_test gpu_nccl_test"
+for t in ${CAIRN_BUNDLE_ONLY:-$all}; do
   f=$(find build/cuda -name $t -type f -perm -u+x | head -1)
   if [ -n "$f" ]; then cp "$f" "$out/bin/"; else echo "make_bundle: $t is not built, left out" >&2; fi
 done
