@@ -158,28 +158,43 @@ __device__ __forceinline__ void fold_round(const float* smem, int i0, int cnt, i
   }
 }
 
+// Split i0 + lane's place in a staged chunk of cnt splits ((m, l) pairs at ml_s): its l, the
+// largest m of the non-empty partials before it (`before`; run_m before the chunk's round), and
+// fold_factors of that and its own m (f.m is the running max for a non-empty split); run_m moves
+// on to the largest up to split i0 + 31.
+struct SplitFactors {
+  float l, before;
+  FoldFactors f;
+};
+
+__device__ __forceinline__ SplitFactors split_factors(const float* ml_s, int i0, int cnt,
+                                                      float& run_m) {
+  const int lane = threadIdx.x & 31, i = i0 + lane;
+  const float m = i < cnt ? ml_s[2 * i] : -INFINITY, l = i < cnt ? ml_s[2 * i + 1] : 0.0f;
+  float upto = l != 0.0f ? m : -INFINITY;  // max of the non-empty m up to split i
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const float y = __shfl_up_sync(kFull, upto, o);
+    if (lane >= o) upto = fmaxf(upto, y);
+  }
+  upto = fmaxf(upto, run_m);
+  float before = __shfl_up_sync(kFull, upto, 1);
+  if (lane == 0) before = run_m;
+  const FoldFactors f = fold_factors(before, m);
+  run_m = __shfl_sync(kFull, upto, 31);
+  return {l, before, f};
+}
+
 // The warp's folds of a staged chunk of cnt splits, in split order: for 32 splits at a time,
-// lane j finds split i0 + j's factors (fold_factors of the running max before it and its own
-// m), then fold_round folds them.
+// lane j finds split i0 + j's factors (split_factors), then fold_round folds them.
 template <int S>
 __device__ __forceinline__ void fold_chunk(const float* smem, int cnt, int head_dim,
                                            StagedTotal<S>& t) {
-  const int lane = threadIdx.x & 31;
   const float* ml_s = smem + kStagedFloats;
   for (int i0 = 0; i0 < cnt; i0 += 32) {
-    const int i = i0 + lane;
-    const float m = i < cnt ? ml_s[2 * i] : -INFINITY, l = i < cnt ? ml_s[2 * i + 1] : 0.0f;
-    float upto = l != 0.0f ? m : -INFINITY;  // max of the non-empty m up to split i
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const float y = __shfl_up_sync(kFull, upto, o);
-      if (lane >= o) upto = fmaxf(upto, y);
-    }
-    upto = fmaxf(upto, t.run_m);
-    float before = __shfl_up_sync(kFull, upto, 1);
-    if (lane == 0) before = t.run_m;
-    const FoldFactors f = fold_factors(before, m);  // f.m is upto for a non-empty split
-    t.run_m = __shfl_sync(kFull, upto, 31);
+    const SplitFactors sf = split_factors(ml_s, i0, cnt, t.run_m);
+    const float l = sf.l;
+    const FoldFactors f = sf.f;
     if (i0 + 32 <= cnt)
       fold_round<S, true>(smem, i0, cnt, head_dim, l, f, t);
     else
@@ -211,55 +226,6 @@ __device__ void combine_row_staged(const Params& p, int64_t row, float* smem) {
     if (s % kWarps == warp && c < p.head_dim)
       store_out(p, row * p.head_dim + c, final_value(t.acc[s], t.l));
   }
-}
-
-// A slice of a row: 32 of its dims (one warp's lanes), folded by one block of a (row, slice)
-// grid. Every dim's folds are its own, so a row's slices folded apart are the row's folds, the
-// same bits; the row's loads and chains are spread over head_dim / 32 blocks instead of one (a
-// long row of few rows: the block a row waited on its 128 KiB of partials). A slice is staged as
-// a row of one slot (Staged<1>: 256 splits a chunk).
-using Slice = Staged<1>;
-
-// This thread's share of slice `slice` of the chunk of splits [c0, c0 + cnt): elements t,
-// t + kThreads, … of the chunk's [cnt][32] accs (dims past head_dim 0) and of its (m, l) pairs.
-__device__ __forceinline__ void load_slice(const Params& p, int64_t row, int slice, int c0, int cnt,
-                                           float (&acc)[kStagedPer], float (&ml)[Slice::kMlPer]) {
-  const int64_t first = row * p.n_splits + c0;
-  const float* a = p.part_acc + first * p.head_dim + 32 * slice;
-  const float* m = p.part_ml + 2 * first;
-  const bool whole = 32 * (slice + 1) <= p.head_dim;
-#pragma unroll
-  for (int k = 0; k < kStagedPer; ++k) {
-    const int e = static_cast<int>(threadIdx.x) + k * kThreads, i = e / 32, d = e % 32;
-    if (i < cnt) acc[k] = whole || 32 * slice + d < p.head_dim ? a[i * p.head_dim + d] : 0.0f;
-  }
-#pragma unroll
-  for (int k = 0; k < Slice::kMlPer; ++k) {
-    const int e = static_cast<int>(threadIdx.x) + k * kThreads;
-    if (e < 2 * cnt) ml[k] = m[e];
-  }
-}
-
-// One block of kThreads: dims [32 slice, 32 slice + 32) of output row `row` folded in split
-// order through shared memory (Slice::kSmemBytes), chunk by chunk: every thread loads, the first
-// warp folds (fold_chunk over a one-slot row of 32 dims).
-__device__ inline void combine_slice_staged(const Params& p, int64_t row, int slice, float* smem) {
-  float acc[kStagedPer], ml[Slice::kMlPer];
-  StagedTotal<1> t;
-  load_slice(p, row, slice, 0, min(Slice::kChunk, p.n_splits), acc, ml);
-  for (int c0 = 0; c0 < p.n_splits; c0 += Slice::kChunk) {
-    const int cnt = min(Slice::kChunk, p.n_splits - c0);
-    __syncthreads();  // the first warp is done folding the chunk before
-    store_chunk<1>(smem, cnt, 32, acc, ml);
-    __syncthreads();
-    if (c0 + Slice::kChunk < p.n_splits)
-      load_slice(p, row, slice, c0 + Slice::kChunk,
-                 min(Slice::kChunk, p.n_splits - c0 - Slice::kChunk), acc, ml);
-    if (threadIdx.x < 32) fold_chunk<1>(smem, cnt, 32, t);
-  }
-  const int c = 32 * slice + static_cast<int>(threadIdx.x);
-  if (threadIdx.x < 32 && c < p.head_dim)
-    store_out(p, row * p.head_dim + c, final_value(t.acc[0], t.l));
 }
 
 }  // namespace cairn::cuda::attn

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cuda/attention_combine_slice.cuh"
 #include "backend/cuda/attention_host.cuh"
 #include "backend/cuda/attention_seq_table.cuh"
 #include "backend/cuda/attention_seqs.h"
