@@ -46,17 +46,27 @@ __device__ __forceinline__ RawChunk load_chunk(const uint8_t* row, int c, const 
   return r;
 }
 
+// Element e of a chunk's codes as an f32, exactly: the bits of 2^23 + code (a byte permute of
+// the code's byte under 0x4B, or its nibble masked into them) less 2^23 — an add where a
+// conversion (I2F, a quarter-rate pipe) took the CUDA-core blocks' issue slots.
+template <int Bits>
+__device__ __forceinline__ float code_f32(const RawChunk& r, int e) {
+  constexpr uint32_t kTwo23 = 0x4B000000u;  // 2^23's bits
+  uint32_t bits;
+  if constexpr (Bits == 8)
+    bits = __byte_perm(e < 4 ? r.w0 : r.w1, kTwo23, 0x7540u | static_cast<uint32_t>(e % 4));
+  else
+    bits = ((r.w0 >> (4 * e)) & 0xfu) | kTwo23;
+  return __fsub_rn(__uint_as_float(bits), 8388608.0f);
+}
+
 // code · scale + bias for the chunk's 8 elements, an f32 multiply then an f32 add.
 template <int Bits>
 __device__ __forceinline__ void decode_chunk(const RawChunk& r, float* dst) {
   const float s = f16_bits_to_f32(r.scale), b = f16_bits_to_f32(r.bias);
   float y[8];
 #pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const uint32_t code =
-        Bits == 8 ? ((e < 4 ? r.w0 : r.w1) >> (8 * (e % 4))) & 0xffu : (r.w0 >> (4 * e)) & 0xfu;
-    y[e] = __fadd_rn(__fmul_rn(static_cast<float>(code), s), b);
-  }
+  for (int e = 0; e < 8; ++e) y[e] = __fadd_rn(__fmul_rn(code_f32<Bits>(r, e), s), b);
   *reinterpret_cast<float4*>(dst) = make_float4(y[0], y[1], y[2], y[3]);
   *reinterpret_cast<float4*>(dst + 4) = make_float4(y[4], y[5], y[6], y[7]);
 }
