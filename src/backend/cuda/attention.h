@@ -14,7 +14,9 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
 // The tensor-core switch (default on; CAIRN_ATTENTION_TENSOR_CORES=0 in the environment turns
 // it off, read once per process). On: rows over bf16 or f16 K/V of head_dim 64, 128 or 256
 // take the tensor-core arithmetic (attention_tc_math.cuh) in attention, attention_seqs and
-// attention_pages; every other row, and every row when off, the CUDA-core arithmetic. The two
+// attention_pages, and so do affine-quantized rows of those head dims (attention_seqs and
+// attention_pages; staged as f16 tiles, attention_tc_quant.cuh); every other row, and every row
+// when off, the CUDA-core arithmetic. The two
 // give different bits (each deterministic), so set it before the first attention of a run.
 void set_attention_tensor_cores(bool on);
 // Key splits a one-warp tensor-core split block walks (speed only; 0: by the grid's size,

@@ -17,11 +17,11 @@ namespace cairn::cuda::attn {
 
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
 
-// Whether rows over K/V of `dtype` (quantized: affine rows) and `head_dim` take the tensor-core
-// arithmetic: a function of the model's fixed properties and the process-wide switch only,
-// never of the call's rows, keys or sequences.
+// Whether rows over K/V of `dtype` (quantized: affine rows, staged as f16 tiles) and `head_dim`
+// take the tensor-core arithmetic: a function of the model's fixed properties and the
+// process-wide switch only, never of the call's rows, keys or sequences.
 inline bool tensor_core_rows(DType dtype, int head_dim, bool quantized) {
-  return !quantized && (dtype == DType::kBF16 || dtype == DType::kF16) &&
+  return (quantized || dtype == DType::kBF16 || dtype == DType::kF16) &&
          (head_dim == 64 || head_dim == 128 || head_dim == 256) && attention_tensor_cores();
 }
 

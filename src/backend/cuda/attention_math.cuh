@@ -70,6 +70,9 @@ struct Params {
   int stride;                 // shared-memory row stride in floats (head_dim padded)
   bool vec_loads;             // K/V rows may be read with 16-byte loads
   int group_size, row_bytes;  // quantized K/V rows (attention_quant.cuh) only
+  // Quantized rows in the tensor-core blocks (staged as f16 tiles, attention_tc_quant.cuh): their
+  // bits, 4 or 8; 0 for every other kernel.
+  int quant_bits;
   float scale, softcap;
   int window;
   bool fast;  // tensor-core rows: fast products (attention_tc_math.cuh), else exact

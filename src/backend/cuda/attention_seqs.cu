@@ -407,6 +407,10 @@ void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_p
         workspace().reserve(static_cast<size_t>(plan.ws_floats) * sizeof(float)));
   if (plan.last_block_combine)
     base.arrivals = workspace().arrivals(static_cast<size_t>(plan.split_blocks) * base.n_kv_heads);
+  if (ap.kv_quant.enabled() && plan.tensor_cores) {
+    base.quant_bits = ap.kv_quant.bits;  // staged as f16 tiles (attention_tc_quant.cuh)
+    return launch_dtype<__half>(base, plan, table);
+  }
   if (ap.kv_quant.enabled())
     return ap.kv_quant.bits == 8 ? launch_dtype<Q8Rows>(base, plan, table)
                                  : launch_dtype<Q4Rows>(base, plan, table);

@@ -12,7 +12,7 @@
 // next tiles staged by every thread of the block while the current ones are read.
 #pragma once
 
-#include "backend/cuda/attention_tc_stage.cuh"
+#include "backend/cuda/attention_tc_quant.cuh"
 #include "backend/cuda/attention_tile.cuh"
 
 namespace cairn::cuda::attn::tc {
@@ -31,21 +31,22 @@ __device__ __forceinline__ void query_range(const Params& p, BlockRows& b, int n
 // once the first block's copies are issued (the q tiles load meanwhile); attend(key0, k_tile,
 // v_tile) takes each staged block (every thread of the block calls it: its barriers are around
 // it); split_end() runs after the last block of each key split attended.
-template <int HD, int NT, typename Prologue, typename Attend, typename SplitEnd>
+template <typename T, int HD, int NT, typename Prologue, typename Attend, typename SplitEnd>
 __device__ void walk(const Params& p, const BlockRows& b, uint8_t* stages, int kb, int end,
                      Prologue prologue, Attend attend, SplitEnd split_end) {
   using L = Layout<HD>;
   const bool stager = threadIdx.x < NT;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end && stager) stage_tile<HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
+  if (kb < end && stager) issue_tile<T, HD, NT>(p, stages, b.kvh, kb * kKeyBlock);
   mma::commit();
   prologue();
   for (int slot = 0; kb < end; slot ^= 1) {
     const int next = next_key_block(p, b, kb + 1, end);
     uint8_t* ahead = stages + (slot ^ 1) * L::kStageBytes;
-    if (next < end && stager) stage_tile<HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
+    if (next < end && stager) issue_tile<T, HD, NT>(p, ahead, b.kvh, next * kKeyBlock);
     mma::commit();
     mma::wait_pending<1>();  // all but the group just committed: this slot's tiles are in
+    if (stager) landed_tile<T, HD, NT>(p, stages + slot * L::kStageBytes);
     __syncthreads();
     const uint32_t k_tile = mma::shared_address(stages + slot * L::kStageBytes);
     attend(kb * kKeyBlock, k_tile, k_tile + L::kKvTile);
@@ -68,21 +69,23 @@ __device__ void walk_halves(const Params& p, const BlockRows& b, uint8_t* slots,
   uint8_t* v_slot = slots + L::kKvTile;
   const uint32_t k_addr = mma::shared_address(k_slot), v_addr = k_addr + L::kKvTile;
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage_half<HD, NT>(p, k_slot, b.kvh, kb * kKeyBlock, false);
+  if (kb < end) issue_half<T, HD, NT>(p, k_slot, b.kvh, kb * kKeyBlock, false);
   mma::commit();
   prologue();
   while (kb < end) {
-    stage_half<HD, NT>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+    issue_half<T, HD, NT>(p, v_slot, b.kvh, kb * kKeyBlock, true);
     mma::commit();
     mma::wait_pending<1>();  // this block's K is in
+    landed_half<T, HD, NT>(p, k_slot);
     __syncthreads();
     float w[4][4] = {};
     attend_keys<T, HD, Exact>(p, kb * kKeyBlock, q_hi, q_lo, k_addr, rows, st, w);
     __syncthreads();  // the K slot is free
     const int next = next_key_block(p, b, kb + 1, end);
-    if (next < end) stage_half<HD, NT>(p, k_slot, b.kvh, next * kKeyBlock, false);
+    if (next < end) issue_half<T, HD, NT>(p, k_slot, b.kvh, next * kKeyBlock, false);
     mma::commit();
     mma::wait_pending<1>();  // this block's V is in
+    landed_half<T, HD, NT>(p, v_slot);
     __syncthreads();
     tile_values<T, HD, Exact>(w, v_addr, st);
     __syncthreads();  // the V slot is free
@@ -209,7 +212,7 @@ struct WarpProducts {
   __device__ static void walk_keys(const Params& p, const BlockRows& b, uint8_t* stages, int end,
                                    uint32_t q_hi, const Rows& rows, State<HD>& st,
                                    Prologue prologue, SplitEnd split_end) {
-    walk<HD, NT>(
+    walk<T, HD, NT>(
         p, b, stages, 0, end, prologue,
         [&](int key0, uint32_t k_tile, uint32_t v_tile) {
           attend_tile<T, HD, Exact>(p, key0, q_hi, q_hi + kLoApart, k_tile, v_tile, rows, st);

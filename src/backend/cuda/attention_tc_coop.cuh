@@ -178,12 +178,13 @@ __device__ void coop_split_block(const Params& p, uint8_t* smem, int kvh, int ro
          kb < (split + 1) * kBlocksPerSplit && n < kBlocksPerSplit;
          kb = next_key_block(p, b, kb + 1, (split + 1) * kBlocksPerSplit)) {
       uint8_t* slot = stages + n * L::kStageBytes;
-      stage_tile<HD, kThreads>(p, slot, kvh, kb * kKeyBlock);
+      issue_tile<T, HD, kThreads>(p, slot, kvh, kb * kKeyBlock);
       blocks[n++] = kb;
     }
     mma::commit();
     if (!loaded) coop_load_q<T, HD>(p, kvh, row0, smem, smem + L::kQTile, sh);
     mma::wait_pending<0>();
+    for (int i = 0; i < n; ++i) landed_tile<T, HD, kThreads>(p, stages + i * L::kStageBytes);
     __syncthreads();  // tiles, q and scales in
     if (!loaded) rows = coop_rows(p, kvh, row0, sh.scale);
     loaded = true;

@@ -144,6 +144,7 @@ __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v
 // Key blocks [kb, end) of the split that some row may see, in order; prologue() runs once the
 // first K tile's copies are issued. Slots 2: the next block's K staged while this block's
 // values are summed, this block's V while its scores are computed; Slots 1: K, then V, in one.
+// Quantized rows' tiles are staged one ahead too (issue_half, then landed_half after the wait).
 template <typename T, int HD, int Slots, bool Exact, typename Prologue>
 __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
                             uint32_t q_lo, const Rows& rows, NarrowState<HD>& st, int kb, int end,
@@ -152,19 +153,26 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
   uint8_t* k_slot = slots;
   uint8_t* v_slot = slots + (Slots - 1) * L::kKvTile;
   const uint32_t k_addr = mma::shared_address(k_slot), v_addr = mma::shared_address(v_slot);
+  const auto stage = [&](uint8_t* slot, int block, bool values) {
+    issue_half<T, HD, 32>(p, slot, b.kvh, block * kKeyBlock, values);
+  };
+  const auto landed = [&](uint8_t* slot) {
+    landed_half<T, HD, 32>(p, slot);
+    __syncthreads();
+  };
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage_half<HD, 32>(p, k_slot, b.kvh, kb * kKeyBlock, false);
+  if (kb < end) stage(k_slot, kb, false);
   mma::commit();
   prologue();
   while (kb < end) {
     if constexpr (Slots == 2) {
-      stage_half<HD, 32>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      stage(v_slot, kb, true);
       mma::commit();
       mma::wait_pending<1>();  // this block's K is in
     } else {
       mma::wait_pending<0>();
     }
-    __syncthreads();
+    landed(k_slot);
     float w[4][2];
     narrow_scores<T, HD, Exact>(q_hi, q_lo, k_addr, w);
     narrow_mask(p, kb * kKeyBlock, rows, w);
@@ -172,19 +180,19 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     __syncthreads();  // the K slot is free
     const int next = next_key_block(p, b, kb + 1, end);
     if constexpr (Slots == 2) {
-      if (next < end) stage_half<HD, 32>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      if (next < end) stage(k_slot, next, false);
       mma::commit();
       mma::wait_pending<1>();  // this block's V is in
     } else {
-      stage_half<HD, 32>(p, v_slot, b.kvh, kb * kKeyBlock, true);
+      stage(v_slot, kb, true);
       mma::commit();
       mma::wait_pending<0>();
     }
-    __syncthreads();
+    landed(v_slot);
     narrow_values<T, HD, Exact>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     if constexpr (Slots == 1) {
-      if (next < end) stage_half<HD, 32>(p, k_slot, b.kvh, next * kKeyBlock, false);
+      if (next < end) stage(k_slot, next, false);
       mma::commit();
     }
     kb = next;

@@ -151,7 +151,8 @@ __device__ __forceinline__ void stage_elements(const Params& p, uint8_t* tile, i
 }
 
 // Stages keys [key0, key0 + 32) of KV head kvh of K (values false) or V into `tile`, by the
-// block's NT threads. cp.async copies complete at the caller's wait; direct stores at once.
+// block's NT threads (rows of the kernel's T). cp.async copies complete at the caller's wait;
+// direct stores at once.
 template <int HD, int NT, int SlabRows = 0>
 __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int kvh, int key0,
                                            bool values) {
@@ -162,7 +163,8 @@ __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int k
 }
 
 // The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile), in
-// the mma.sync blocks' layout (tile_chunk<HD, 0>).
+// the mma.sync blocks' layout (tile_chunk<HD, 0>); rows of T only (attention_tc_quant.cuh's
+// issue_tile takes quantized rows too).
 template <int HD, int NT>
 __device__ __forceinline__ void stage_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
   if (p.vec_loads) return stage_chunks_kv<HD, NT>(p, tile, kvh, key0);

@@ -118,7 +118,7 @@ __device__ void walk_ahead(const Params& p, const BlockRows& b, uint8_t* stages,
   const auto k_at = [&](int slot) { return stages + slot * L::kStageBytes; };
   const auto stage = [&](uint8_t* tile, int block, bool values) {
     if (block < end && stager)
-      stage_half<HD, NT, kKeyBlock>(p, tile, b.kvh, block * kKeyBlock, values);
+      stage_half_of<T, HD, NT, kKeyBlock>(p, tile, b.kvh, block * kKeyBlock, values);
   };
   kb = next_key_block(p, b, kb, end);
   int next = kb < end ? next_key_block(p, b, kb + 1, end) : end;

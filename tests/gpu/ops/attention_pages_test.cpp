@@ -104,7 +104,9 @@ void expect_cpu_close(const Case& c, std::vector<HostSeq>& seqs,
   const int64_t skip = kHeads * kHeadDim;
   const Tensor a = got.reshape({got.numel()}).slice_rows(skip, got.numel());
   const Tensor b = cpu_out.reshape({cpu_out.numel()}).slice_rows(skip, cpu_out.numel());
-  EXPECT_LE(rel_error(a, b), 1e-5) << "against the CPU, " << describe(c);
+  // Quantized rows take the tensor-core blocks as f16 tiles (attention_tc_quant.cuh): their
+  // decoded values rounded once to f16, where the CPU keeps them in f32.
+  EXPECT_LE(rel_error(a, b), c.quant.enabled() ? 1e-3 : 1e-5) << "against the CPU, " << describe(c);
 }
 
 void expect_pages_equal_contiguous(const Case& c) {
