@@ -193,12 +193,10 @@ __device__ __forceinline__ void fold_chunk(const float* smem, int cnt, int head_
   const float* ml_s = smem + kStagedFloats;
   for (int i0 = 0; i0 < cnt; i0 += 32) {
     const SplitFactors sf = split_factors(ml_s, i0, cnt, t.run_m);
-    const float l = sf.l;
-    const FoldFactors f = sf.f;
     if (i0 + 32 <= cnt)
-      fold_round<S, true>(smem, i0, cnt, head_dim, l, f, t);
+      fold_round<S, true>(smem, i0, cnt, head_dim, sf.l, sf.f, t);
     else
-      fold_round<S, false>(smem, i0, cnt, head_dim, l, f, t);
+      fold_round<S, false>(smem, i0, cnt, head_dim, sf.l, sf.f, t);
   }
 }
 
