@@ -73,6 +73,10 @@ struct Params {
   // Quantized rows in the tensor-core blocks (staged as f16 tiles, attention_tc_quant.cuh): their
   // bits, 4 or 8; 0 for every other kernel.
   int quant_bits;
+  // The one-warp blocks' raw rows (attention_tc_quant_warp.cuh): copied in pieces of quant_piece
+  // bytes (8 where every row start and row_bytes allow, else 4), row_bytes / quant_piece a row.
+  int quant_piece;
+  PageDivisor piece_div;
   float scale, softcap;
   int window;
   bool fast;  // tensor-core rows: fast products (attention_tc_math.cuh), else exact

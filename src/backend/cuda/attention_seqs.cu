@@ -151,6 +151,7 @@ struct Plan {
   int fused_warps = kWarps;         // a tensor-core fused block's (tc::fused_warps)
   bool wide_blocks = false;         // a small split grid (tc::wide_staging): four-warp tc blocks
   bool last_block_combine = false;  // the split blocks combine (combine_when_last), no grid
+  bool quant_pieces8 = false;       // quantized rows copied in 8-byte pieces (pieces8_ok)
 };
 
 // 16-byte loads of K/V rows: rows a multiple of 16 bytes, every row start aligned.
@@ -159,6 +160,20 @@ bool vec_ok(const Params& base, size_t esize, std::span<const void* const> start
   for (const void* s : starts)
     if (reinterpret_cast<uintptr_t>(s) % 16 != 0) return false;
   return true;
+}
+
+// The quantized rows' 8-byte pieces (attention_tc_quant_warp.cuh): row_bytes a multiple of 8
+// and every row start 8-byte aligned (a null page is never read).
+bool pieces8_ok(const Params& base, std::span<const ops::AttentionSeq> seqs,
+                std::span<const void* const> pages) {
+  const auto aligned = [](const void* s) { return reinterpret_cast<uintptr_t>(s) % 8 == 0; };
+  if (base.row_bytes % 8 != 0) return false;
+  if (!pages.empty())
+    return base.k_off % 8 == 0 && base.v_off % 8 == 0 &&
+           std::all_of(pages.begin(), pages.end(), aligned);
+  return std::all_of(seqs.begin(), seqs.end(), [&](const ops::AttentionSeq& q) {
+    return q.n_q == 0 || (aligned(q.k->raw()) && aligned(q.v->raw()));
+  });
 }
 
 // Speed only (the same folds): a split path's rows of many splits are folded a block a row
@@ -180,6 +195,7 @@ Plan plan_for(const Params& base, std::span<const ops::AttentionSeq> seqs, bool 
               DType dtype, std::span<const void* const> pages) {
   Plan plan;
   plan.tensor_cores = tensor_core_rows(dtype, base.head_dim, quantized);
+  plan.quant_pieces8 = quantized && pieces8_ok(base, seqs, pages);
   int64_t rows = 0;
   for (const ops::AttentionSeq& s : seqs) rows += s.n_q * base.group;
   if (plan.tensor_cores) plan.fused_warps = tc::fused_warps(base.head_dim, rows, base.n_kv_heads);
@@ -408,7 +424,9 @@ void run(attn::Params base, const attn::Plan& plan, std::span<const int32_t> q_p
   if (plan.last_block_combine)
     base.arrivals = workspace().arrivals(static_cast<size_t>(plan.split_blocks) * base.n_kv_heads);
   if (ap.kv_quant.enabled() && plan.tensor_cores) {
-    base.quant_bits = ap.kv_quant.bits;  // staged as f16 tiles (attention_tc_quant.cuh)
+    base.quant_bits = ap.kv_quant.bits;  // staged as f16 tiles (attention_tc_staging.cuh)
+    base.quant_piece = plan.quant_pieces8 ? 8 : 4;
+    base.piece_div = page_divisor(static_cast<uint32_t>(base.row_bytes / base.quant_piece));
     return launch_dtype<__half>(base, plan, table);
   }
   if (ap.kv_quant.enabled())

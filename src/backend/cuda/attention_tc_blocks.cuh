@@ -12,7 +12,7 @@
 // next tiles staged by every thread of the block while the current ones are read.
 #pragma once
 
-#include "backend/cuda/attention_tc_quant.cuh"
+#include "backend/cuda/attention_tc_staging.cuh"
 #include "backend/cuda/attention_tile.cuh"
 
 namespace cairn::cuda::attn::tc {

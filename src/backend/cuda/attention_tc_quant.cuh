@@ -20,7 +20,6 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "backend/cuda/attention_math.cuh"
 #include "backend/cuda/attention_tc_math.cuh"
@@ -119,16 +118,13 @@ __device__ __forceinline__ void code_pairs(uint32_t w0, uint32_t w1, int bits, u
   x[2] = __byte_perm(w1, kHigh, 0x4140), x[3] = __byte_perm(w1, kHigh, 0x4342);
 }
 
-// Decodes one unit in place: four f16 pairs RN_f16(code · scale + bias).
-__device__ __forceinline__ void decode_unit(uint32_t at, int bits, const UnitWords& w) {
-  uint32_t w0, w1, sw, bw;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(w0), "=r"(w1), "=r"(sw), "=r"(bw)
-               : "r"(at)
-               : "memory");
+// A unit's raw words (code words w0, w1; the words holding its scale and bias) decoded: four f16
+// pairs RN_f16(code · scale + bias), in element order.
+__device__ __forceinline__ void decode_words(uint32_t w0, uint32_t w1, uint32_t sw, uint32_t bw,
+                                             int bits, const UnitWords& w, uint32_t (&y)[4]) {
   const __half2 s = half_pair(sw, w.scale_shift), b = half_pair(bw, w.bias_shift);
   const __half2 k1024 = __float2half2_rn(1024.0f);
-  uint32_t x[4], y[4];
+  uint32_t x[4];
   code_pairs(w0, w1, bits, x);
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
@@ -136,9 +132,23 @@ __device__ __forceinline__ void decode_unit(uint32_t at, int bits, const UnitWor
     const __half2 v = __hfma2(code, s, b);
     y[k] = *reinterpret_cast<const uint32_t*>(&v);
   }
+}
+
+__device__ __forceinline__ void store16(uint32_t at, const uint32_t (&y)[4]) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(at), "r"(y[0]), "r"(y[1]),
                "r"(y[2]), "r"(y[3])
                : "memory");
+}
+
+// Decodes one unit in place.
+__device__ __forceinline__ void decode_unit(uint32_t at, int bits, const UnitWords& w) {
+  uint32_t w0, w1, sw, bw, y[4];
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(w0), "=r"(w1), "=r"(sw), "=r"(bw)
+               : "r"(at)
+               : "memory");
+  decode_words(w0, w1, sw, bw, bits, w, y);
+  store16(at, y);
 }
 
 // Decodes this thread's units of `tile` (quant_issue's, once its copies have landed).
@@ -161,57 +171,6 @@ __device__ __forceinline__ void stage_quant(const Params& p, uint8_t* tile, int 
   mma::commit();
   mma::wait_pending<0>();
   quant_decode<HD, NT, SlabRows>(p, tile);
-}
-
-// Quantized rows are staged as f16 tiles, so only the f16 kernels read them: the bf16 kernels
-// compile without their staging (the same registers as before it).
-template <typename T>
-constexpr bool kReadsQuantized = std::is_same_v<T, __half>;
-
-template <typename T>
-__device__ __forceinline__ bool quantized(const Params& p) {
-  if constexpr (kReadsQuantized<T>) return p.quant_bits != 0;
-  return false;
-}
-
-// stage_half for rows of T or, in the f16 kernels, quantized rows (staged whole: stage_quant).
-template <typename T, int HD, int NT, int SlabRows = 0>
-__device__ __forceinline__ void stage_half_of(const Params& p, uint8_t* tile, int kvh, int key0,
-                                              bool values) {
-  if (quantized<T>(p)) return stage_quant<HD, NT, SlabRows>(p, tile, kvh, key0, values);
-  stage_half<HD, NT, SlabRows>(p, tile, kvh, key0, values);
-}
-
-// Staging in two steps, so that a quantized tile's copies stay in flight like the others':
-// issue_half (stage_half's copies, or a quantized tile's raw units: quant_issue),
-// then, once the caller's wait has seen this thread's copies land, landed_half (the quantized
-// units decoded in place by the threads that copied them; nothing for other rows), before the
-// barrier that hands the tile over. The same tile either way.
-template <typename T, int HD, int NT>
-__device__ __forceinline__ void issue_half(const Params& p, uint8_t* tile, int kvh, int key0,
-                                           bool values) {
-  if (quantized<T>(p)) return quant_issue<HD, NT>(p, tile, kvh, key0, values);
-  stage_half<HD, NT>(p, tile, kvh, key0, values);
-}
-
-template <typename T, int HD, int NT>
-__device__ __forceinline__ void landed_half(const Params& p, uint8_t* tile) {
-  if (quantized<T>(p)) quant_decode<HD, NT>(p, tile);
-}
-
-// The same for a key block's K and V (V's tile right after K's, as stage_tile).
-template <typename T, int HD, int NT>
-__device__ __forceinline__ void issue_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
-  if (!quantized<T>(p)) return stage_tile<HD, NT>(p, tile, kvh, key0);
-  quant_issue<HD, NT>(p, tile, kvh, key0, false);
-  quant_issue<HD, NT>(p, tile + Layout<HD>::kKvTile, kvh, key0, true);
-}
-
-template <typename T, int HD, int NT>
-__device__ __forceinline__ void landed_tile(const Params& p, uint8_t* tile) {
-  if (!quantized<T>(p)) return;
-  quant_decode<HD, NT>(p, tile);
-  quant_decode<HD, NT>(p, tile + Layout<HD>::kKvTile);
 }
 
 }  // namespace cairn::cuda::attn::tc
