@@ -163,7 +163,7 @@ __device__ __forceinline__ void stage_half(const Params& p, uint8_t* tile, int k
 }
 
 // The same of K into `tile` and V into the tile after it (tile + Layout<HD>::kKvTile), in
-// the mma.sync blocks' layout (tile_chunk<HD, 0>); rows of T only (attention_tc_quant.cuh's
+// the mma.sync blocks' layout (tile_chunk<HD, 0>); rows of T only (attention_tc_staging.cuh's
 // issue_tile takes quantized rows too).
 template <int HD, int NT>
 __device__ __forceinline__ void stage_tile(const Params& p, uint8_t* tile, int kvh, int key0) {
