@@ -99,11 +99,11 @@ __device__ __forceinline__ void quant_issue(const Params& p, uint8_t* tile, int 
   }
 }
 
-// A value's f16 bits from its word, paired with itself.
+// A value's f16 bits from its word (shift 0: the low half, 16: the high), paired with itself:
+// one byte permute (its selector is the same for every row of a chunk, so hoisted from loops).
 __device__ __forceinline__ __half2 half_pair(uint32_t word, int shift) {
-  const uint32_t h = (word >> shift) & 0xffffu;
-  return __halves2half2(__ushort_as_half(static_cast<unsigned short>(h)),
-                        __ushort_as_half(static_cast<unsigned short>(h)));
+  const uint32_t h = __byte_perm(word, 0u, shift != 0 ? 0x3232u : 0x1010u);
+  return *reinterpret_cast<const __half2*>(&h);
 }
 
 // Codes 2k and 2k + 1 of a unit as the f16 pair (1024 + code) (the code under 1024's bits,
