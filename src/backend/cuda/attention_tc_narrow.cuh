@@ -144,16 +144,27 @@ __device__ __forceinline__ void narrow_values(const float (&w)[4][2], uint32_t v
 // Key blocks [kb, end) of the split that some row may see, in order; prologue() runs once the
 // first K tile's copies are issued. Slots 2: the next block's K staged while this block's
 // values are summed, this block's V while its scores are computed; Slots 1: K, then V, in one.
-// Quantized rows' tiles are staged one ahead too (issue_half, then landed_half after the wait).
+// Quantized rows' tiles are staged one ahead too (issue_half*, then landed_half after the wait).
+// At head_dim ≤ 128 each lane looks its key of a block up once, for K and V (lane_key_row), the
+// next block's as this one starts, so the lookup's load is in flight while this block is
+// attended; at 256 (blocks at their register bound) each tile's rows are looked up as it is
+// staged (issue_half).
 template <typename T, int HD, int Slots, bool Exact, typename Prologue>
 __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots, uint32_t q_hi,
                             uint32_t q_lo, const Rows& rows, NarrowState<HD>& st, int kb, int end,
                             Prologue prologue) {
   using L = NarrowLayout<HD>;
+  constexpr bool kAhead = HD <= 128;
   uint8_t* k_slot = slots;
   uint8_t* v_slot = slots + (Slots - 1) * L::kKvTile;
   const uint32_t k_addr = mma::shared_address(k_slot), v_addr = mma::shared_address(v_slot);
-  const auto stage = [&](uint8_t* slot, int block, bool values) {
+  const auto row_of = [&](int block) -> const uint8_t* {
+    if constexpr (kAhead) return block < end ? lane_key_row<T, HD>(p, block * kKeyBlock) : nullptr;
+    return nullptr;
+  };
+  const auto stage = [&](uint8_t* slot, int block, bool values, const uint8_t* mine) {
+    if constexpr (kAhead)
+      return issue_half_rows<T, HD>(p, slot, b.kvh, block * kKeyBlock, values, mine);
     issue_half<T, HD, 32>(p, slot, b.kvh, block * kKeyBlock, values);
   };
   const auto landed = [&](uint8_t* slot) {
@@ -161,12 +172,15 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     __syncthreads();
   };
   kb = next_key_block(p, b, kb, end);
-  if (kb < end) stage(k_slot, kb, false);
+  const uint8_t* mine = row_of(kb);
+  if (kb < end) stage(k_slot, kb, false, mine);
   mma::commit();
   prologue();
   while (kb < end) {
+    const int next = next_key_block(p, b, kb + 1, end);
+    const uint8_t* mine_next = row_of(next);
     if constexpr (Slots == 2) {
-      stage(v_slot, kb, true);
+      stage(v_slot, kb, true, mine);
       mma::commit();
       mma::wait_pending<1>();  // this block's K is in
     } else {
@@ -178,13 +192,12 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     narrow_mask(p, kb * kKeyBlock, rows, w);
     narrow_softmax<HD>(w, st);
     __syncthreads();  // the K slot is free
-    const int next = next_key_block(p, b, kb + 1, end);
     if constexpr (Slots == 2) {
-      if (next < end) stage(k_slot, next, false);
+      if (next < end) stage(k_slot, next, false, mine_next);
       mma::commit();
       mma::wait_pending<1>();  // this block's V is in
     } else {
-      stage(v_slot, kb, true);
+      stage(v_slot, kb, true, mine);
       mma::commit();
       mma::wait_pending<0>();
     }
@@ -192,10 +205,10 @@ __device__ void narrow_walk(const Params& p, const BlockRows& b, uint8_t* slots,
     narrow_values<T, HD, Exact>(w, v_addr, st);
     __syncthreads();  // the V slot is free
     if constexpr (Slots == 1) {
-      if (next < end) stage(k_slot, next, false);
+      if (next < end) stage(k_slot, next, false, mine_next);
       mma::commit();
     }
-    kb = next;
+    kb = next, mine = mine_next;
   }
 }
 

@@ -81,17 +81,16 @@ __device__ __forceinline__ void warp_raw_rows(const Params& p, uint32_t raw, con
   }
 }
 
-// Issues the copies of keys [key0, key0 + 32)'s raw rows of KV head kvh, K (values false) or V,
-// to the end of `tile`, in pieces of p.quant_piece bytes. Each lane looks up its key's row once;
-// when every key is below n_kv and the 32 rows lie token_bytes apart (one page, or the
-// contiguous rows: every block of a walk but a sequence's last and those across a page
-// boundary), warp_raw_linear, else warp_raw_rows.
+// Issues the copies of a key block's raw rows of KV head kvh, K (values false) or V, to the end
+// of `tile`, in pieces of p.quant_piece bytes. mine: this lane's key's K row start in its
+// token (key_k_row; null past n_kv or in a released page). When every lane's row is there and
+// the 32 lie token_bytes apart (one page, or the contiguous rows: every block of a walk but a
+// sequence's last and those across a page boundary), warp_raw_linear, else warp_raw_rows.
 template <int HD>
-__device__ __forceinline__ void warp_raw_issue(const Params& p, uint8_t* tile, int kvh, int key0,
-                                               bool values) {
+__device__ __forceinline__ void warp_raw_issue(const Params& p, uint8_t* tile, int kvh, bool values,
+                                               const uint8_t* mine) {
   const int lane = threadIdx.x & 31, pieces = kKeyBlock * (p.row_bytes / p.quant_piece);
   const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * p.row_bytes;
-  const uint8_t* mine = key0 + lane < p.n_kv ? key_k_row(p, key0 + lane, token_bytes) : nullptr;
   if (mine != nullptr) mine += static_cast<int64_t>(kvh) * p.row_bytes + (values ? v_gap(p) : 0);
   const uint32_t raw = mma::shared_address(tile) + WarpRaw<HD>::start(p);
   const auto* first = reinterpret_cast<const uint8_t*>(

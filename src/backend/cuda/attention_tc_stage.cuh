@@ -117,6 +117,23 @@ __device__ __forceinline__ void stage_chunks(const Params& p, uint8_t* tile, int
   }
 }
 
+// stage_chunks for a one-warp block from its lanes' rows (mine: key key0 + lane's K row start,
+// null for zeros): row j's pointer from lane j.
+template <int HD>
+__device__ __forceinline__ void stage_chunks_rows(const Params& p, uint8_t* tile, int kvh,
+                                                  bool values, const uint8_t* mine) {
+  using C = Chunks<HD, 32>;
+  const int64_t head = static_cast<int64_t>(kvh) * HD * 2 + (values ? v_gap(p) : 0);
+  const uint32_t base = mma::shared_address(tile);
+#pragma unroll
+  for (int h = 0; h < C::kRowsEach; ++h) {
+    const int j = C::row(h);
+    const auto* k = reinterpret_cast<const uint8_t*>(
+        __shfl_sync(kFull, reinterpret_cast<unsigned long long>(mine), j));
+    C::copy(base + j * C::kRowBytes, C::x_of(j), k ? k + head : nullptr);
+  }
+}
+
 // Both K and V of the key block, V's tile right after K's: one row lookup for the two.
 template <int HD, int NT>
 __device__ __forceinline__ void stage_chunks_kv(const Params& p, uint8_t* tile, int kvh, int key0) {

@@ -42,11 +42,33 @@ __device__ __forceinline__ void stage_half_of(const Params& p, uint8_t* tile, in
 // units decoded in place by the threads that copied them; nothing for other rows), before the
 // barrier that hands the tile over. The same tile either way.
 // A one-warp block (NT 32) stages a quantized tile by whole raw rows, the others by units.
+// The K row start of key key0 + lane in its token (key_k_row), null past n_kv or in a released
+// page: a one-warp block's lookup of a key block, done once for its K and V tiles (and early:
+// the walks look the next block up while this one is attended).
+template <typename T, int HD>
+__device__ __forceinline__ const uint8_t* lane_key_row(const Params& p, int key0) {
+  const int key = key0 + static_cast<int>(threadIdx.x & 31);
+  const int row_bytes = quantized<T>(p) ? p.row_bytes : HD * 2;
+  const uint32_t token_bytes = static_cast<uint32_t>(p.n_kv_heads) * row_bytes;
+  return key < p.n_kv ? key_k_row(p, key, token_bytes) : nullptr;
+}
+
+// issue_half of a one-warp block from its lanes' rows (lane_key_row of key0).
+template <typename T, int HD>
+__device__ __forceinline__ void issue_half_rows(const Params& p, uint8_t* tile, int kvh, int key0,
+                                                bool values, const uint8_t* mine) {
+  if (quantized<T>(p)) return warp_raw_issue<HD>(p, tile, kvh, values, mine);
+  if (!p.vec_loads) return stage_elements<HD, 32>(p, tile, kvh, key0, values);
+  stage_chunks_rows<HD>(p, tile, kvh, values, mine);
+}
+
 template <typename T, int HD, int NT>
 __device__ __forceinline__ void issue_half(const Params& p, uint8_t* tile, int kvh, int key0,
                                            bool values) {
+  if constexpr (NT == 32)
+    if (quantized<T>(p))
+      return issue_half_rows<T, HD>(p, tile, kvh, key0, values, lane_key_row<T, HD>(p, key0));
   if (!quantized<T>(p)) return stage_half<HD, NT>(p, tile, kvh, key0, values);
-  if constexpr (NT == 32) return warp_raw_issue<HD>(p, tile, kvh, key0, values);
   quant_issue<HD, NT>(p, tile, kvh, key0, values);
 }
 
