@@ -250,11 +250,12 @@ std::atomic<int>& forced_last_block() {
   return mode;
 }
 
-// Slots of the narrow decode blocks (1 or 2), 0: none (CAIRN_ATTENTION_NARROW; default 2).
+// Slots of the narrow decode blocks (1 or 2), 0: none, -1: by the rows' kind
+// (CAIRN_ATTENTION_NARROW; default -1).
 std::atomic<int>& narrow_slots() {
   static std::atomic<int> n{[] {
     const char* v = std::getenv("CAIRN_ATTENTION_NARROW");
-    return v ? std::clamp(std::atoi(v), 0, 2) : 2;
+    return v ? std::clamp(std::atoi(v), 0, 2) : -1;
   }()};
   return n;
 }
@@ -276,8 +277,17 @@ bool tc::warpgroup_fused(int head_dim) {
          wgmma_gemm_available();
 }
 
-int tc::narrow_block_slots() {
-  return narrow_slots().load();
+int tc::narrow_block_slots(bool quantized) {
+  const int slots = narrow_slots().load();
+  if (slots >= 0) return slots;
+  // A quantized key block's raw rows are decoded into the tile by the block's one warp, a long
+  // chain of dependent instructions; one slot (12 KiB a block at head_dim 128 against 20)
+  // lets ~16 blocks an SM hide it where two slots let 11, with splits_per_block's one split a
+  // block making the blocks to fill them. On an H100 (8B, 32k keys, batch 1, both together):
+  // 8-bit KV 112.3-114.9 → 126.7 tok/s, 4-bit 117.6-117.9 → 129.8; for bf16 rows the same
+  // gained nothing at 32k (123.1-124.1 → 123.6) and lost at batch 16 × 512 (2,349-2,373 →
+  // 2,313), so they keep two.
+  return quantized ? 1 : 2;
 }
 
 bool staged_combine(int max_splits, int64_t rows) {
@@ -318,8 +328,9 @@ bool tc::wide_staging(int64_t blocks) {
   return blocks < 2 * static_cast<int64_t>(sm_count());
 }
 
-int tc::splits_per_block(int64_t blocks, int max_splits) {
+int tc::splits_per_block(int64_t blocks, int max_splits, bool quantized) {
   if (const int forced = forced_splits_per_block().load(); forced > 0) return forced;
+  if (quantized) return 1;  // as many blocks as fit, to hide the decode (narrow_block_slots)
   // The most splits a block (to 4) that still leave 7 blocks an SM, and at least 4 blocks a
   // sequence's longest row (else the blocks with the most splits trail the rest: 5 splits
   // as 4 + 1 made batch-128 decode 13% slower). On an H200 (one-warp blocks, µs a layer at
@@ -359,7 +370,7 @@ void set_attention_last_block_combine(int mode) {
 }
 
 void set_attention_narrow_blocks(int slots) {
-  attn::narrow_slots().store(std::clamp(slots, 0, 2));
+  attn::narrow_slots().store(std::clamp(slots, -1, 2));
 }
 
 void set_attention_warpgroup_products(bool on) {

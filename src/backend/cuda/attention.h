@@ -19,8 +19,8 @@ void attention(const Tensor& q, const Tensor& k, const Tensor& v,
 // when off, the CUDA-core arithmetic. The two
 // give different bits (each deterministic), so set it before the first attention of a run.
 void set_attention_tensor_cores(bool on);
-// Key splits a one-warp tensor-core split block walks (speed only; 0: by the grid's size,
-// the default unless CAIRN_ATTENTION_SPLITS_PER_BLOCK is set).
+// Key splits a one-warp tensor-core split block walks (speed only; 0: by the grid's size and
+// one over quantized rows, the default unless CAIRN_ATTENTION_SPLITS_PER_BLOCK is set).
 void set_attention_splits_per_block(int n);
 // Split grids of four-warp blocks that attend a key split together (1), of one-warp blocks
 // (-1), or by the grid's size (0, the default): speed only, for tests.
@@ -31,8 +31,9 @@ void set_attention_wide_blocks(int mode);
 void set_attention_fused_warps(int warps);
 // Decode split grids (every sequence at most 8 rows a KV head: one query of a GQA group of up
 // to 8) on one-warp blocks of 8 rows (attention_tc_narrow.cuh) staging K and V through `slots`
-// slots (1 or 2), or on the 16-row blocks (0): speed only. Default 2 unless
-// CAIRN_ATTENTION_NARROW is set (read once per process).
+// slots (1 or 2), or on the 16-row blocks (0), or by the rows (-1: one slot over quantized
+// rows, else two): speed only. Default -1 unless CAIRN_ATTENTION_NARROW is set (read once per
+// process).
 void set_attention_narrow_blocks(int slots);
 // The split path's combine on a block a row, staged through shared memory (1), on a warp a
 // row (-1), or by the splits a row (0, the default: a block from 16): speed only. Default 0

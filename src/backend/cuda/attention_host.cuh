@@ -68,11 +68,12 @@ namespace tc {
 bool wide_staging(int64_t blocks);
 // Speed only: key splits a narrow split block walks one after another (its q tiles loaded
 // once), for a grid of `blocks` one-split blocks whose longest row has max_splits: 1, 2 or 4,
-// by the grid's size. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a process) forces it.
-int splits_per_block(int64_t blocks, int max_splits);
-// Slots of the narrow decode blocks (attention_tc_narrow.cuh), 0 when they are off
-// (cuda::set_attention_narrow_blocks).
-int narrow_block_slots();
+// by the grid's size; 1 over quantized rows. CAIRN_ATTENTION_SPLITS_PER_BLOCK (read once a
+// process) forces it.
+int splits_per_block(int64_t blocks, int max_splits, bool quantized);
+// Slots of the narrow decode blocks (attention_tc_narrow.cuh): 2, 1 over quantized rows, 0
+// when they are off (cuda::set_attention_narrow_blocks forces one of these).
+int narrow_block_slots(bool quantized);
 // Whether fused grids of this head_dim run on warpgroup products (attention_tc_wg.cuh): 64 and
 // 128, on sm_90a, unless cuda::set_attention_warpgroup_products turned them off.
 bool warpgroup_fused(int head_dim);

@@ -342,11 +342,12 @@ void launch_tc(const Params& base, const Plan& plan, const SeqTable& table) {
     const int64_t blocks =
         static_cast<int64_t>(plan.max_splits) * base.n_kv_heads * plan.split_blocks;
     const bool wide = plan.wide_blocks;
-    const int per_block = wide ? 1 : tc::splits_per_block(blocks, plan.max_splits);
+    const bool quantized = base.group_size > 0;
+    const int per_block = wide ? 1 : tc::splits_per_block(blocks, plan.max_splits, quantized);
     const dim3 grid(static_cast<unsigned>((plan.max_splits + per_block - 1) / per_block),
                     static_cast<unsigned>(base.n_kv_heads),
                     static_cast<unsigned>(plan.split_blocks));
-    const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots() : 0;
+    const int narrow = plan.max_rows <= tc::kNarrowRows ? tc::narrow_block_slots(quantized) : 0;
     if (wide)
       launch_kernel("seqs_tc_wide_kernel", seqs_tc_wide_kernel<T, HD, Exact>, grid, kThreads,
                     wide_smem, base, table, n, per_block);

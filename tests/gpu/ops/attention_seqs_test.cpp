@@ -175,7 +175,7 @@ TEST_P(AttentionSeqsGpu, NarrowBlocksLeaveTheBits) {
     for (int64_t heads : {4, 8, 16})
       expect_bitwise_per_sequence(decode, GetParam(), label.c_str(), 1, heads);
   }
-  cuda::set_attention_narrow_blocks(2);
+  cuda::set_attention_narrow_blocks(-1);
   cuda::set_attention_wide_blocks(0);
 }
 

@@ -229,7 +229,7 @@ TEST(KvQuantGpu, EveryTensorCoreBlockStagesTheSameTiles) {
           EXPECT_TRUE(same_bits(g, *first)) << b.name << " against the first, " << c.what();
         }
       }
-  cuda::set_attention_wide_blocks(0), cuda::set_attention_narrow_blocks(2);
+  cuda::set_attention_wide_blocks(0), cuda::set_attention_narrow_blocks(-1);
   cuda::set_attention_fused_warps(0);
 }
 
