@@ -36,12 +36,6 @@ __device__ __forceinline__ void stage_half_of(const Params& p, uint8_t* tile, in
   stage_half<HD, NT, SlabRows>(p, tile, kvh, key0, values);
 }
 
-// Staging in two steps, so that a quantized tile's copies stay in flight like the others':
-// issue_half (stage_half's copies, or a quantized tile's raw units: quant_issue),
-// then, once the caller's wait has seen this thread's copies land, landed_half (the quantized
-// units decoded in place by the threads that copied them; nothing for other rows), before the
-// barrier that hands the tile over. The same tile either way.
-// A one-warp block (NT 32) stages a quantized tile by whole raw rows, the others by units.
 // The K row start of key key0 + lane in its token (key_k_row), null past n_kv or in a released
 // page: a one-warp block's lookup of a key block, done once for its K and V tiles (and early:
 // the walks look the next block up while this one is attended).
@@ -62,6 +56,12 @@ __device__ __forceinline__ void issue_half_rows(const Params& p, uint8_t* tile, 
   stage_chunks_rows<HD>(p, tile, kvh, values, mine);
 }
 
+// Staging in two steps, so that a quantized tile's copies stay in flight like the others':
+// issue_half (stage_half's copies, or a quantized tile's raw units: quant_issue),
+// then, once the caller's wait has seen this thread's copies land, landed_half (the quantized
+// units decoded in place by the threads that copied them; nothing for other rows), before the
+// barrier that hands the tile over. The same tile either way.
+// A one-warp block (NT 32) stages a quantized tile by whole raw rows, the others by units.
 template <typename T, int HD, int NT>
 __device__ __forceinline__ void issue_half(const Params& p, uint8_t* tile, int kvh, int key0,
                                            bool values) {
